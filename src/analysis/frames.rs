@@ -1,0 +1,198 @@
+//! Per-frame rows: every actual SurfaceFrame joined with its expected slice and the DisplayFrame that presented
+//! it (present time = the DisplayFrame's actual end = present fence), and every actual DisplayFrame with its
+//! expected slice.
+
+use crate::model::{Frames, JankTag, Slice, Timeline};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One actual SurfaceFrame (one row per layer per token). Times in ns on the trace clock.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameRow {
+    /// App process id.
+    pub pid: i32,
+    /// App process name.
+    pub process_name: String,
+    /// Layer name.
+    pub layer_name: String,
+    /// SurfaceFrame token.
+    pub surface_frame_token: i64,
+    /// Token of the DisplayFrame that presented it.
+    pub display_frame_token: i64,
+    /// Expected start (app vsync wake-up), if the prediction was valid.
+    pub expected_start_ns: Option<i64>,
+    /// Expected end (app deadline).
+    pub expected_end_ns: Option<i64>,
+    /// Actual start (app started the frame).
+    pub actual_start_ns: i64,
+    /// Actual end (buffer ready: max(GPU done, queue time)); `None` if the slice never ended.
+    pub actual_end_ns: Option<i64>,
+    /// Actual duration, ns (`-1` if never ended).
+    pub dur_ns: i64,
+    /// On-screen time: the end of the linked actual DisplayFrame (present fence).
+    pub present_ns: Option<i64>,
+    /// actual end − expected end (> 0: finished late).
+    pub overrun_ns: Option<i64>,
+    /// actual start − expected start (app vsync delay).
+    pub app_vsync_delay_ns: Option<i64>,
+    /// Present time − the previous distinct present time on the same layer.
+    pub present_interval_ns: Option<i64>,
+    /// Perfetto `present_type`.
+    pub present_type: &'static str,
+    /// Perfetto `on_time_finish`.
+    pub on_time_finish: bool,
+    /// Perfetto `gpu_composition`.
+    pub gpu_composition: bool,
+    /// Perfetto `jank_type`.
+    pub jank_type: String,
+    /// `JankType` bitmask.
+    pub jank_bits: i32,
+    /// Perfetto `jank_tag`.
+    pub jank_tag: JankTag,
+    /// Perfetto `jank_severity_type`.
+    pub jank_severity_type: &'static str,
+    /// Perfetto `prediction_type`.
+    pub prediction_type: &'static str,
+    /// Whether the frame carried a buffer.
+    pub is_buffer: Option<bool>,
+    /// True if dropped (its present time is not a real present).
+    pub dropped: bool,
+    /// The presenting DisplayFrame's `jank_type`.
+    pub display_frame_jank_type: Option<String>,
+    /// The presenting DisplayFrame's `present_type`.
+    pub display_frame_present_type: Option<&'static str>,
+}
+
+/// One actual DisplayFrame. Times in ns on the trace clock.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DisplayFrameRow {
+    /// SurfaceFlinger pid.
+    pub pid: i32,
+    /// DisplayFrame token.
+    pub display_frame_token: i64,
+    /// Expected start (SF wake-up target).
+    pub expected_start_ns: Option<i64>,
+    /// Expected end (= expected present vsync).
+    pub expected_end_ns: Option<i64>,
+    /// Actual start (SF woke up).
+    pub actual_start_ns: i64,
+    /// Actual end = present fence signal time; `None` if the slice never ended.
+    pub present_ns: Option<i64>,
+    /// Perfetto `present_type`.
+    pub present_type: &'static str,
+    /// Perfetto `on_time_finish`.
+    pub on_time_finish: bool,
+    /// Perfetto `gpu_composition`.
+    pub gpu_composition: bool,
+    /// Perfetto `jank_type`.
+    pub jank_type: String,
+    /// `JankType` bitmask.
+    pub jank_bits: i32,
+    /// Perfetto `jank_tag`.
+    pub jank_tag: JankTag,
+    /// Perfetto `jank_severity_type`.
+    pub jank_severity_type: &'static str,
+    /// Perfetto `prediction_type`.
+    pub prediction_type: &'static str,
+    /// SurfaceFrames presented by it.
+    pub surface_frames: u64,
+}
+
+fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
+    (s.map(|s| s.ts_ns), s.and_then(Slice::end_ns))
+}
+
+/// Builds the per-frame rows in actual-slice order.
+pub fn frame_rows(timeline: &Timeline, frames: &Frames) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
+    let actual = |i: usize| timeline.actual.get(i);
+    let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
+    let mut per_display = vec![0u64; frames.display.len()];
+    let mut rows: Vec<FrameRow> = frames
+        .surface
+        .iter()
+        .filter_map(|f| {
+            let s = actual(f.actual)?;
+            let (exp_start, exp_end) = bounds(expected(f.expected));
+            let df = f.display.and_then(|d| frames.display.get(d)).and_then(|d| actual(d.actual));
+            if let Some(count) = f.display.and_then(|d| per_display.get_mut(d)) {
+                *count += 1;
+            }
+            let end = s.end_ns();
+            Some(FrameRow {
+                pid: s.pid,
+                process_name: timeline.process_name(s.pid).to_string(),
+                layer_name: timeline.layer_name(s.layer).to_string(),
+                surface_frame_token: s.token,
+                display_frame_token: s.display_frame_token,
+                expected_start_ns: exp_start,
+                expected_end_ns: exp_end,
+                actual_start_ns: s.ts_ns,
+                actual_end_ns: end,
+                dur_ns: s.dur_ns,
+                present_ns: df.and_then(Slice::end_ns),
+                overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
+                app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
+                present_interval_ns: None,
+                present_type: s.present_type(),
+                on_time_finish: s.labels.on_time_finish.unwrap_or(false),
+                gpu_composition: s.labels.gpu_composition.unwrap_or(false),
+                jank_type: s.jank_type(),
+                jank_bits: s.jank_bits(),
+                jank_tag: s.jank_tag(),
+                jank_severity_type: s.severity(),
+                prediction_type: s.prediction_type(),
+                is_buffer: s.labels.is_buffer,
+                dropped: s.is_dropped(),
+                display_frame_jank_type: df.map(Slice::jank_type),
+                display_frame_present_type: df.map(Slice::present_type),
+            })
+        })
+        .collect();
+    fill_present_intervals(&mut rows);
+    let display_rows = frames
+        .display
+        .iter()
+        .zip(per_display)
+        .filter_map(|(d, surface_frames)| {
+            let s = actual(d.actual)?;
+            let (exp_start, exp_end) = bounds(expected(d.expected));
+            Some(DisplayFrameRow {
+                pid: s.pid,
+                display_frame_token: s.token,
+                expected_start_ns: exp_start,
+                expected_end_ns: exp_end,
+                actual_start_ns: s.ts_ns,
+                present_ns: s.end_ns(),
+                present_type: s.present_type(),
+                on_time_finish: s.labels.on_time_finish.unwrap_or(false),
+                gpu_composition: s.labels.gpu_composition.unwrap_or(false),
+                jank_type: s.jank_type(),
+                jank_bits: s.jank_bits(),
+                jank_tag: s.jank_tag(),
+                jank_severity_type: s.severity(),
+                prediction_type: s.prediction_type(),
+                surface_frames,
+            })
+        })
+        .collect();
+    (rows, display_rows)
+}
+
+/// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer.
+fn fill_present_intervals(rows: &mut [FrameRow]) {
+    let mut presents: BTreeMap<(i32, String), Vec<i64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| !r.dropped) {
+        if let Some(p) = r.present_ns {
+            presents.entry((r.pid, r.layer_name.clone())).or_default().push(p);
+        }
+    }
+    for list in presents.values_mut() {
+        list.sort_unstable();
+        list.dedup();
+    }
+    for r in rows.iter_mut().filter(|r| !r.dropped) {
+        let (Some(p), Some(list)) = (r.present_ns, presents.get(&(r.pid, r.layer_name.clone()))) else { continue };
+        let idx = list.partition_point(|x| *x < p);
+        r.present_interval_ns = idx.checked_sub(1).and_then(|i| list.get(i)).map(|prev| p - prev);
+    }
+}

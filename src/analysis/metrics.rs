@@ -1,0 +1,413 @@
+//! Per-process and per-layer summaries: Perfetto's `android_frame_timeline_metric` reproduced exactly
+//! (`metrics/sql/android/android_frame_timeline_metric.sql`, google/perfetto @ ec5d16b1), and ftl's per-layer
+//! view with present-based FPS and Chromium's `jank_count` / `max_frame_delay`
+//! (`surface_stats_collector.py`).
+
+use super::frames::FrameRow;
+use super::percentile::{percentile, percentile_ns};
+use crate::model::{NameSource, Slice, Timeline};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Jank-type components that make a frame "missed" for the app (Perfetto `android_is_app_jank_type`).
+const APP_JANK: [&str; 2] = ["App Deadline Missed", "App Resynced Jitter"];
+/// ... for SurfaceFlinger (`android_is_sf_jank_type`).
+const SF_JANK: [&str; 5] = [
+    "SurfaceFlinger CPU Deadline Missed",
+    "SurfaceFlinger GPU Deadline Missed",
+    "SurfaceFlinger Scheduling",
+    "Prediction Error",
+    "Display HAL",
+];
+const DROPPED: &str = "Dropped Frame";
+const PRESENT_TYPES: [&str; 6] =
+    ["Unspecified Present", "On-time Present", "Late Present", "Early Present", "Dropped Frame", "Unknown Present"];
+
+/// Frames (distinct tokens) of one jank-type component, split by present type (metric `jank_types`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct JankTypeCount {
+    /// The jank-type component, e.g. `App Deadline Missed`.
+    #[serde(rename = "type")]
+    pub jank_type: String,
+    /// Distinct tokens with this component.
+    pub total_count: u64,
+    /// ... whose present type is `Unspecified Present`.
+    pub present_unspecified_count: u64,
+    /// ... `On-time Present`.
+    pub present_on_time_count: u64,
+    /// ... `Late Present`.
+    pub present_late_count: u64,
+    /// ... `Early Present`.
+    pub present_early_count: u64,
+    /// ... `Dropped Frame`.
+    pub present_dropped_count: u64,
+    /// ... `Unknown Present`.
+    pub present_unknown_count: u64,
+}
+
+/// One process of Perfetto's `android_frame_timeline_metric`. Counts are distinct tokens over all the process's
+/// actual slices; durations (ns) are over slice rows, dropped frames excluded, `dur = -1` rows included as
+/// Perfetto does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcessMetrics {
+    /// Process id.
+    pub pid: i32,
+    /// Process name (see `name_source`).
+    pub name: String,
+    /// Where the name came from.
+    pub name_source: NameSource,
+    /// Linux uid, when the trace has it.
+    pub uid: Option<i32>,
+    /// True for SurfaceFlinger (its rows are DisplayFrames).
+    pub is_surfaceflinger: bool,
+    /// Distinct tokens.
+    pub total_frames: u64,
+    /// Distinct tokens with app, SF or dropped jank.
+    pub missed_frames: u64,
+    /// Distinct tokens with `App Deadline Missed` / `App Resynced Jitter`.
+    pub missed_app_frames: u64,
+    /// Distinct tokens with an SF jank component.
+    pub missed_sf_frames: u64,
+    /// Distinct tokens with `Dropped Frame`.
+    pub dropped_frames: u64,
+    /// Σ over tokens of missed × max |jank severity score|.
+    pub weighted_missed_frames: f64,
+    /// Same for app-missed tokens.
+    pub weighted_missed_app_frames: f64,
+    /// Same for SF-missed tokens.
+    pub weighted_missed_sf_frames: f64,
+    /// Longest slice, ns.
+    pub frame_dur_max: Option<i64>,
+    /// Mean slice duration, ns, truncated.
+    pub frame_dur_avg: Option<i64>,
+    /// Median slice duration, ns (truncated).
+    pub frame_dur_p50: Option<i64>,
+    /// 90th percentile, ns.
+    pub frame_dur_p90: Option<i64>,
+    /// 95th percentile, ns.
+    pub frame_dur_p95: Option<i64>,
+    /// 99th percentile, ns.
+    pub frame_dur_p99: Option<i64>,
+    /// Median, ms (not truncated).
+    pub frame_dur_ms_p50: Option<f64>,
+    /// 90th percentile, ms.
+    pub frame_dur_ms_p90: Option<f64>,
+    /// 95th percentile, ms.
+    pub frame_dur_ms_p95: Option<f64>,
+    /// 99th percentile, ms.
+    pub frame_dur_ms_p99: Option<f64>,
+    /// Per jank-type component × present type, alphabetical.
+    pub jank_types: Vec<JankTypeCount>,
+}
+
+/// The metric's top level: sums over processes and jank types counted over all processes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MetricTotals {
+    /// Σ `total_frames`.
+    pub total_frames: u64,
+    /// Σ `missed_app_frames`.
+    pub missed_app_frames: u64,
+    /// Σ `dropped_frames`.
+    pub dropped_frames: u64,
+    /// Jank-type components counted by distinct token across all processes.
+    pub jank_types: Vec<JankTypeCount>,
+}
+
+/// Per-row view of an actual slice for the metric.
+struct MetricRow {
+    token: i64,
+    components: Vec<String>,
+    present_type: &'static str,
+    dur_ns: Option<i64>,
+    score: f64,
+}
+
+impl MetricRow {
+    fn new(slice: &Slice) -> Self {
+        let jank = slice.jank_type();
+        let components: Vec<String> = jank.split(", ").map(str::to_string).collect();
+        let dropped = components.iter().any(|c| c == DROPPED);
+        MetricRow {
+            token: slice.token,
+            present_type: slice.present_type(),
+            dur_ns: (!dropped).then_some(slice.dur_ns),
+            score: f64::from(slice.labels.jank_severity_score.unwrap_or(0.0)).abs(),
+            components,
+        }
+    }
+    fn has(&self, names: &[&str]) -> bool {
+        self.components.iter().any(|c| names.contains(&c.as_str()))
+    }
+    fn app(&self) -> bool {
+        self.has(&APP_JANK)
+    }
+    fn sf(&self) -> bool {
+        self.has(&SF_JANK)
+    }
+    fn dropped(&self) -> bool {
+        self.has(&[DROPPED])
+    }
+    fn missed(&self) -> bool {
+        self.app() || self.sf() || self.dropped()
+    }
+}
+
+fn distinct(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> u64 {
+    rows.iter().filter(|r| flag(r)).map(|r| r.token).collect::<BTreeSet<_>>().len() as u64
+}
+
+/// Σ over tokens of max(flag) × max|score| (Perfetto's weighted missed frames).
+fn weighted(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> f64 {
+    let mut per_token: BTreeMap<i64, (bool, f64)> = BTreeMap::new();
+    for r in rows {
+        let e = per_token.entry(r.token).or_default();
+        e.0 |= flag(r);
+        e.1 = e.1.max(r.score);
+    }
+    per_token.values().filter(|(f, _)| *f).map(|(_, s)| s).sum()
+}
+
+fn jank_type_counts(rows: &[MetricRow]) -> Vec<JankTypeCount> {
+    let mut by_type: BTreeMap<&str, [BTreeSet<i64>; 7]> = BTreeMap::new();
+    for r in rows {
+        for c in &r.components {
+            let sets = by_type.entry(c.as_str()).or_default();
+            if let Some(set) = sets.first_mut() {
+                set.insert(r.token);
+            }
+            if let Some(i) = PRESENT_TYPES.iter().position(|p| *p == r.present_type) {
+                if let Some(set) = sets.get_mut(i + 1) {
+                    set.insert(r.token);
+                }
+            }
+        }
+    }
+    by_type
+        .into_iter()
+        .map(|(t, sets)| {
+            let [total, unspecified, on_time, late, early, dropped, unknown] = sets.map(|s| s.len() as u64);
+            JankTypeCount {
+                jank_type: t.to_string(),
+                total_count: total,
+                present_unspecified_count: unspecified,
+                present_on_time_count: on_time,
+                present_late_count: late,
+                present_early_count: early,
+                present_dropped_count: dropped,
+                present_unknown_count: unknown,
+            }
+        })
+        .collect()
+}
+
+/// Perfetto's `android_frame_timeline_metric`: one entry per process with actual slices (ordered by pid) and
+/// the totals.
+pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, MetricTotals) {
+    let mut by_pid: BTreeMap<i32, Vec<MetricRow>> = BTreeMap::new();
+    for s in &timeline.actual {
+        by_pid.entry(s.pid).or_default().push(MetricRow::new(s));
+    }
+    let processes: Vec<ProcessMetrics> = by_pid
+        .iter()
+        .map(|(pid, rows)| {
+            let mut durs: Vec<i64> = rows.iter().filter_map(|r| r.dur_ns).collect();
+            durs.sort_unstable();
+            let durs_ms: Vec<f64> = durs.iter().map(|d| *d as f64 / 1e6).collect();
+            let avg = (!durs.is_empty())
+                .then(|| (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64) as i64);
+            let process = timeline.processes.get(pid);
+            ProcessMetrics {
+                pid: *pid,
+                name: process.map_or_else(String::new, |p| p.name.clone()),
+                name_source: process.map_or(NameSource::Unknown, |p| p.name_source),
+                uid: process.and_then(|p| p.uid),
+                is_surfaceflinger: process.is_some_and(|p| p.is_surfaceflinger),
+                total_frames: distinct(rows, |_| true),
+                missed_frames: distinct(rows, MetricRow::missed),
+                missed_app_frames: distinct(rows, MetricRow::app),
+                missed_sf_frames: distinct(rows, MetricRow::sf),
+                dropped_frames: distinct(rows, MetricRow::dropped),
+                weighted_missed_frames: weighted(rows, MetricRow::missed),
+                weighted_missed_app_frames: weighted(rows, MetricRow::app),
+                weighted_missed_sf_frames: weighted(rows, MetricRow::sf),
+                frame_dur_max: durs.last().copied(),
+                frame_dur_avg: avg,
+                frame_dur_p50: percentile_ns(&durs, 50.0),
+                frame_dur_p90: percentile_ns(&durs, 90.0),
+                frame_dur_p95: percentile_ns(&durs, 95.0),
+                frame_dur_p99: percentile_ns(&durs, 99.0),
+                frame_dur_ms_p50: percentile(&durs_ms, 50.0),
+                frame_dur_ms_p90: percentile(&durs_ms, 90.0),
+                frame_dur_ms_p95: percentile(&durs_ms, 95.0),
+                frame_dur_ms_p99: percentile(&durs_ms, 99.0),
+                jank_types: jank_type_counts(rows),
+            }
+        })
+        .collect();
+    let all: Vec<MetricRow> = by_pid.into_values().flatten().collect();
+    let totals = MetricTotals {
+        total_frames: processes.iter().map(|p| p.total_frames).sum(),
+        missed_app_frames: processes.iter().map(|p| p.missed_app_frames).sum(),
+        dropped_frames: processes.iter().map(|p| p.dropped_frames).sum(),
+        jank_types: jank_type_counts(&all),
+    };
+    (processes, totals)
+}
+
+/// ftl's per-layer summary of actual SurfaceFrames (one per process × layer).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerSummary {
+    /// Owning process id.
+    pub pid: i32,
+    /// Owning process name.
+    pub process_name: String,
+    /// Layer name.
+    pub layer_name: String,
+    /// Actual SurfaceFrames (slice rows).
+    pub frames: u64,
+    /// Frames whose jank tag is visible jank (Self Jank, Other Jank, Dropped Frame).
+    pub janky_frames: u64,
+    /// `janky_frames / frames × 100`.
+    pub janky_pct: f64,
+    /// Janky because of the app (`Self Jank`).
+    pub app_janky_frames: u64,
+    /// Janky because of SurfaceFlinger / display (`Other Jank`).
+    pub sf_janky_frames: u64,
+    /// Dropped frames (`Dropped Frame` tag).
+    pub dropped_frames: u64,
+    /// Late but smooth (`Buffer Stuffing` / `SurfaceFlinger Stuffing` tags).
+    pub stuffed_frames: u64,
+    /// Frames per jank tag (Perfetto strings).
+    pub jank_tags: BTreeMap<String, u64>,
+    /// The most frequent jank-type components other than `None`, most frequent first (at most 3).
+    pub top_jank_types: Vec<(String, u64)>,
+    /// Frames with a known present time (their DisplayFrame ended).
+    pub presented_frames: u64,
+    /// Present-to-present frame rate over the layer's presents, frames/s.
+    pub fps: Option<f64>,
+    /// Median actual frame duration (app start → buffer ready), ms; dropped and unfinished frames excluded.
+    pub frame_dur_ms_p50: Option<f64>,
+    /// 90th percentile frame duration, ms.
+    pub frame_dur_ms_p90: Option<f64>,
+    /// 99th percentile frame duration, ms.
+    pub frame_dur_ms_p99: Option<f64>,
+    /// Frames that finished after their expected end (overrun > 0).
+    pub overrun_frames: u64,
+    /// 99th percentile overrun (actual end − expected end), ms.
+    pub overrun_ms_p99: Option<f64>,
+    /// Largest overrun, ms.
+    pub overrun_ms_max: Option<f64>,
+    /// Chromium `jank_count`: rises in present-to-present interval of ≥ 1 vsync (and < 20) between frames.
+    pub jank_count: Option<u64>,
+    /// Chromium `max_frame_delay`: longest present-to-present interval, in vsyncs (rounded).
+    pub max_frame_delay: Option<i64>,
+}
+
+/// Summarises per (pid, layer) from the per-frame rows; `period_ns` is the vsync period (for Chromium's metrics).
+pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSummary> {
+    let mut groups: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
+    for r in rows {
+        groups.entry((r.pid, r.layer_name.as_str())).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|((pid, layer), frames)| summarize_layer(pid, layer, &frames, period_ns))
+        .collect()
+}
+
+fn summarize_layer(pid: i32, layer: &str, frames: &[&FrameRow], period_ns: Option<i64>) -> LayerSummary {
+    let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
+    let janky = count(&|r| r.jank_tag.is_janky());
+    let mut jank_tags: BTreeMap<String, u64> = BTreeMap::new();
+    let mut components: BTreeMap<String, u64> = BTreeMap::new();
+    for r in frames {
+        *jank_tags.entry(r.jank_tag.name().to_string()).or_default() += 1;
+        for c in r.jank_type.split(", ").filter(|c| !matches!(*c, "None" | "")) {
+            *components.entry(c.to_string()).or_default() += 1;
+        }
+    }
+    let mut top: Vec<(String, u64)> = components.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    top.truncate(3);
+    let sorted_ms = |values: Vec<i64>| {
+        let mut v: Vec<f64> = values.into_iter().map(|ns| ns as f64 / 1e6).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let durs = sorted_ms(frames.iter().filter(|r| !r.dropped && r.dur_ns >= 0).map(|r| r.dur_ns).collect());
+    let overruns = sorted_ms(frames.iter().filter_map(|r| r.overrun_ns).collect());
+    let mut presents: Vec<i64> = frames.iter().filter(|r| !r.dropped).filter_map(|r| r.present_ns).collect();
+    presents.sort_unstable();
+    presents.dedup();
+    let fps = match (presents.first(), presents.last()) {
+        (Some(a), Some(b)) if b > a => Some((presents.len() - 1) as f64 / ((b - a) as f64 / 1e9)),
+        _ => None,
+    };
+    let (jank_count, max_frame_delay) = period_ns.map_or((None, None), |p| {
+        let (j, m) = chromium_jank(&presents, p);
+        (Some(j), m)
+    });
+    LayerSummary {
+        pid,
+        process_name: frames.first().map_or_else(String::new, |r| r.process_name.clone()),
+        layer_name: layer.to_string(),
+        frames: frames.len() as u64,
+        janky_frames: janky,
+        janky_pct: if frames.is_empty() { 0.0 } else { janky as f64 * 100.0 / frames.len() as f64 },
+        app_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::SelfJank),
+        sf_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::OtherJank),
+        dropped_frames: count(&|r| r.jank_tag == crate::model::JankTag::DroppedFrame),
+        stuffed_frames: count(&|r| {
+            matches!(r.jank_tag, crate::model::JankTag::BufferStuffing | crate::model::JankTag::SurfaceFlingerStuffing)
+        }),
+        jank_tags,
+        top_jank_types: top,
+        presented_frames: presents.len() as u64,
+        fps,
+        frame_dur_ms_p50: percentile(&durs, 50.0),
+        frame_dur_ms_p90: percentile(&durs, 90.0),
+        frame_dur_ms_p99: percentile(&durs, 99.0),
+        overrun_frames: overruns.iter().filter(|o| **o > 0.0).count() as u64,
+        overrun_ms_p99: percentile(&overruns, 99.0),
+        overrun_ms_max: overruns.last().copied(),
+        jank_count,
+        max_frame_delay,
+    }
+}
+
+/// Chromium's `surface_stats_collector` metrics over sorted present times: intervals below half a vsync are
+/// ignored; `jank_count` counts rises of the normalised interval that round to 1..19 vsyncs;
+/// `max_frame_delay` is the longest interval in vsyncs, rounded.
+pub fn chromium_jank(presents_ns: &[i64], period_ns: i64) -> (u64, Option<i64>) {
+    if period_ns <= 0 {
+        return (0, None);
+    }
+    let lengths: Vec<f64> = presents_ns
+        .windows(2)
+        .filter_map(|w| Some((w.get(1)? - w.first()?) as f64 / period_ns as f64))
+        .filter(|n| *n >= 0.5)
+        .collect();
+    let jank_count = lengths
+        .windows(2)
+        .filter_map(|w| Some((w.get(1)? - w.first()?).round().max(0.0)))
+        .filter(|j| *j > 0.0 && *j < 20.0)
+        .count() as u64;
+    let max_frame_delay = lengths.iter().copied().reduce(f64::max).map(|m| m.round() as i64);
+    (jank_count, max_frame_delay)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chromium_jank;
+
+    #[test]
+    fn chromium_oracles() {
+        // surface_stats_collector_unittest: 10 uniform presents one period apart.
+        let uniform: Vec<i64> = (0..10).map(|i| i * 100).collect();
+        assert_eq!(chromium_jank(&uniform, 100), (0, Some(1)));
+        // One present skipped: interval 2 vsyncs after 1 → one jank, max delay 2.
+        assert_eq!(chromium_jank(&[0, 100, 200, 400, 500], 100), (1, Some(2)));
+        // Intervals below half a period are ignored.
+        assert_eq!(chromium_jank(&[0, 1, 100, 200], 100), (0, Some(1)));
+    }
+}

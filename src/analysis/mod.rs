@@ -1,0 +1,183 @@
+//! What it means: pure functions from a [`Timeline`] to a [`Report`]; no I/O.
+
+pub mod classify;
+pub mod explain;
+pub mod frames;
+pub mod metrics;
+pub mod percentile;
+pub mod vsync;
+
+use crate::decode::DecodeSummary;
+use crate::input::Compression;
+use crate::model::{ImportStats, Timeline};
+use crate::LoadedTrace;
+use frames::{DisplayFrameRow, FrameRow};
+use metrics::{LayerSummary, MetricTotals, ProcessMetrics};
+use serde::Serialize;
+use vsync::VsyncModel;
+
+/// Facts about the trace as a whole.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceFacts {
+    /// Path as given.
+    pub path: String,
+    /// File size, bytes.
+    pub file_bytes: u64,
+    /// File compression.
+    pub compression: Compression,
+    /// TracePackets read.
+    pub packets: u64,
+    /// `compressed_packets` chunks inflated.
+    pub compressed_chunks: u64,
+    /// First FrameTimeline slice start, ns on the trace clock.
+    pub first_ts_ns: i64,
+    /// Last FrameTimeline slice end (or start), ns.
+    pub last_ts_ns: i64,
+    /// `last_ts_ns − first_ts_ns`, ms.
+    pub span_ms: f64,
+    /// Device build fingerprint from `SystemInfo`, if recorded.
+    pub device_fingerprint: Option<String>,
+    /// Android SDK level from `SystemInfo`, if recorded.
+    pub android_sdk_version: Option<u64>,
+    /// Clock(s) the FrameTimeline packets were recorded on (e.g. `BOOTTIME`, `MONOTONIC`).
+    pub frame_timeline_clock: String,
+    /// The trace clock timestamps are reported on.
+    pub trace_clock: String,
+    /// Actual DisplayFrame slices.
+    pub display_frames: u64,
+    /// Actual SurfaceFrame slices.
+    pub surface_frames: u64,
+}
+
+/// Data-quality findings; never fatal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostics {
+    /// Importer counters (Perfetto's stats plus ftl's).
+    #[serde(flatten)]
+    pub import: ImportStats,
+    /// Byte offset where the file ended inside a packet (truncated trace).
+    pub truncated_at_byte: Option<u64>,
+    /// Packets skipped because their contents were corrupt.
+    pub malformed_packets: u64,
+    /// FrameTimeline events dropped: no ClockSnapshot relates their clock to the trace clock.
+    pub events_outside_trace_clock: u64,
+    /// FrameTimeline events dropped: packet without timestamp.
+    pub events_without_timestamp: u64,
+    /// Actual SurfaceFrames whose DisplayFrame is not in the trace (no present time).
+    pub surface_frames_without_display_frame: u64,
+    /// Actual SurfaceFrames without an expected slice (expired prediction).
+    pub surface_frames_without_expected: u64,
+}
+
+/// The analysis of one trace: what `ftl analyze` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Trace facts.
+    pub trace: TraceFacts,
+    /// Vsync model.
+    pub vsync: VsyncModel,
+    /// Perfetto's `android_frame_timeline_metric`, per process.
+    pub processes: Vec<ProcessMetrics>,
+    /// The metric's totals.
+    pub totals: MetricTotals,
+    /// Per layer.
+    pub layers: Vec<LayerSummary>,
+    /// Data quality.
+    pub diagnostics: Diagnostics,
+    /// Per-frame rows (SurfaceFrames), for tables and charts.
+    #[serde(skip)]
+    pub frames: Vec<FrameRow>,
+    /// Per-frame rows (DisplayFrames).
+    #[serde(skip)]
+    pub display_frames: Vec<DisplayFrameRow>,
+}
+
+/// Options of the analysis.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Keep only processes whose name contains this (case-sensitive) or whose pid equals it.
+    pub process: Option<String>,
+    /// Keep only layers whose name matches this glob.
+    pub layer: Option<glob::Pattern>,
+    /// Present threshold of the classifier, ns (SurfaceFlinger's default: 2 ms).
+    pub present_threshold_ns: i64,
+    /// Vsync period override, ns (for VRR, or when inference is impossible).
+    pub vsync_period_ns: Option<i64>,
+    /// Force one Android release's classifier rules instead of choosing them from the trace.
+    pub sf_rules: Option<classify::SfRules>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { process: None, layer: None, present_threshold_ns: 2_000_000, vsync_period_ns: None, sf_rules: None }
+    }
+}
+
+fn clock_name(id: u32) -> String {
+    match id {
+        1 => "REALTIME".into(),
+        3 => "MONOTONIC".into(),
+        5 => "MONOTONIC_RAW".into(),
+        6 => "BOOTTIME".into(),
+        other => format!("clock {other}"),
+    }
+}
+
+/// Analyses a loaded trace.
+pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
+    let timeline = &trace.timeline;
+    let linked = timeline.link();
+    let vsync = vsync::infer_vsync(timeline);
+    let (mut frames, display_frames) = frames::frame_rows(timeline, &linked);
+    let (mut processes, totals) = metrics::frame_timeline_metric(timeline);
+    if let Some(p) = &config.process {
+        processes.retain(|m| m.name.contains(p.as_str()) || m.pid.to_string() == *p);
+        frames.retain(|f| f.process_name.contains(p.as_str()) || f.pid.to_string() == *p);
+    }
+    if let Some(glob) = &config.layer {
+        frames.retain(|f| glob.matches(&f.layer_name));
+    }
+    let layers = metrics::layer_summaries(&frames, vsync.period_ns);
+    let all = timeline.expected.iter().chain(&timeline.actual);
+    let first_ts_ns = all.clone().map(|s| s.ts_ns).min().unwrap_or(0);
+    let last_ts_ns = all.map(|s| s.end_ns().unwrap_or(s.ts_ns)).max().unwrap_or(0);
+    let d = &trace.decode;
+    let surface_total = linked.surface.len() as u64;
+    let facts = TraceFacts {
+        path: path.to_string(),
+        file_bytes: trace.file_bytes,
+        compression: trace.compression,
+        packets: d.packets,
+        compressed_chunks: d.compressed_chunks,
+        first_ts_ns,
+        last_ts_ns,
+        span_ms: (last_ts_ns - first_ts_ns) as f64 / 1e6,
+        device_fingerprint: timeline.system_info.as_ref().and_then(|s| s.android_build_fingerprint.clone()),
+        android_sdk_version: timeline.system_info.as_ref().and_then(|s| s.android_sdk_version),
+        frame_timeline_clock: d.frame_timeline_clock_ids.iter().map(|c| clock_name(*c)).collect::<Vec<_>>().join(", "),
+        trace_clock: clock_name(d.trace_clock),
+        display_frames: linked.display.len() as u64,
+        surface_frames: surface_total,
+    };
+    let diagnostics = Diagnostics {
+        import: timeline.stats.clone(),
+        truncated_at_byte: d.truncated_at,
+        malformed_packets: d.malformed_packets,
+        events_outside_trace_clock: d.unconvertible_timestamps,
+        events_without_timestamp: d.missing_timestamps,
+        surface_frames_without_display_frame: linked.surface.iter().filter(|s| s.display.is_none()).count() as u64,
+        surface_frames_without_expected: linked.surface.iter().filter(|s| s.expected.is_none()).count() as u64,
+    };
+    Report { trace: facts, vsync, processes, totals, layers, diagnostics, frames, display_frames }
+}
+
+/// Convenience for callers that have only a `Timeline` (tests): analyses it as an in-memory trace.
+pub fn analyze_timeline(timeline: Timeline, config: &Config) -> Report {
+    let trace = LoadedTrace {
+        timeline,
+        decode: DecodeSummary::default(),
+        file_bytes: 0,
+        compression: Compression::None,
+    };
+    analyze(&trace, "", config)
+}

@@ -1,0 +1,123 @@
+//! `Event`: the one contract between the trace file format and the model. Producers (the protobuf decoder,
+//! the synth builder's tests) emit these; everything downstream consumes only these.
+
+/// Which of the four FrameTimeline slice kinds a start event opens.
+/// Source: `FrameTimelineEvent` oneof in Perfetto's `frameworks_native_trace_packet.proto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum SliceKind {
+    /// `ExpectedDisplayFrameStart`: SurfaceFlinger's predicted timeline for a DisplayFrame.
+    ExpectedDisplayFrame,
+    /// `ActualDisplayFrameStart`: what SurfaceFlinger did; the slice ends at the present fence.
+    ActualDisplayFrame,
+    /// `ExpectedSurfaceFrameStart`: the app's predicted timeline for a SurfaceFrame.
+    ExpectedSurfaceFrame,
+    /// `ActualSurfaceFrameStart`: what the app did; the slice ends at max(GPU done, queue time).
+    ActualSurfaceFrame,
+}
+
+impl SliceKind {
+    /// True for the two expected (predicted) kinds.
+    pub fn is_expected(self) -> bool {
+        matches!(self, SliceKind::ExpectedDisplayFrame | SliceKind::ExpectedSurfaceFrame)
+    }
+    /// True for the two DisplayFrame kinds.
+    pub fn is_display(self) -> bool {
+        matches!(self, SliceKind::ExpectedDisplayFrame | SliceKind::ActualDisplayFrame)
+    }
+}
+
+/// The labels SurfaceFlinger attached to an actual frame, raw as in the packet (`None` = field absent).
+/// Enum values are kept as integers so that out-of-range values can be reported, as Perfetto does.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameLabels {
+    /// `PresentType` (1 on-time, 2 late, 3 early, 4 dropped, 5 unknown).
+    pub present_type: Option<i32>,
+    /// Whether the frame finished before its deadline.
+    pub on_time_finish: Option<bool>,
+    /// Whether SurfaceFlinger composited it with the GPU (client composition).
+    pub gpu_composition: Option<bool>,
+    /// `JankType` bitmask.
+    pub jank_type: Option<i32>,
+    /// `PredictionType` (1 valid, 2 expired, 3 unknown).
+    pub prediction_type: Option<i32>,
+    /// `JankSeverityType` (0 unknown, 1 none, 2 partial, 3 full).
+    pub jank_severity_type: Option<i32>,
+    /// SurfaceFrames only: whether the frame carried a buffer (else a transaction).
+    pub is_buffer: Option<bool>,
+    /// Actual minus predicted present, in ms (newer Android versions).
+    pub present_delay_millis: Option<f32>,
+    /// Severity score (newer Android versions).
+    pub jank_severity_score: Option<f32>,
+}
+
+/// A start event: opens an expected or actual slice identified by `cookie`. Fields are `None` when absent from
+/// the packet; the model decides which absences are errors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameStart {
+    /// The kind of slice this opens.
+    pub kind: SliceKind,
+    /// Pairs the start with its `FrameEnd`.
+    pub cookie: Option<i64>,
+    /// The frame token (vsync id): DisplayFrame token or SurfaceFrame token.
+    pub token: Option<i64>,
+    /// SurfaceFrames only: token of the DisplayFrame that presented (or latched) this frame.
+    pub display_frame_token: Option<i64>,
+    /// Process that owns the slice (SurfaceFlinger for DisplayFrames, the app for SurfaceFrames).
+    pub pid: Option<i32>,
+    /// SurfaceFrames only: the layer name, e.g. `TX - com.pkg/com.pkg.MainActivity#12`.
+    pub layer_name: Option<String>,
+    /// Actual kinds only: SurfaceFlinger's labels.
+    pub labels: FrameLabels,
+}
+
+/// A FrameTimeline event (TracePacket field 76).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameTimelineEvent {
+    /// One of the four `*Start` messages.
+    Start(FrameStart),
+    /// `FrameEnd{cookie}`: closes the slice opened with this cookie.
+    End {
+        /// The cookie, `None` if absent.
+        cookie: Option<i64>,
+    },
+    /// A `FrameTimelineEvent` with none of its oneof members set.
+    Empty,
+}
+
+/// Device facts from `SystemInfo` (TracePacket field 45).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct SystemInfo {
+    /// `ro.build.fingerprint`, e.g. `google/cheetah/cheetah:13/TQ1A.../user/release-keys`.
+    pub android_build_fingerprint: Option<String>,
+    /// Android SDK level (33 = Android 13); recorded from Android 13 on.
+    pub android_sdk_version: Option<u64>,
+    /// SoC model.
+    pub android_soc_model: Option<String>,
+    /// Kernel release from `uname`.
+    pub kernel_release: Option<String>,
+    /// Machine from `uname` (e.g. `aarch64`).
+    pub machine: Option<String>,
+}
+
+/// Everything the decoder tells the model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A FrameTimeline event with its timestamp converted to the trace clock, in ns.
+    FrameTimeline {
+        /// Timestamp on the trace clock (BOOTTIME unless the trace says otherwise), ns.
+        ts_ns: i64,
+        /// The event.
+        event: FrameTimelineEvent,
+    },
+    /// A process from `ProcessTree` (TracePacket field 2).
+    Process {
+        /// Process id.
+        pid: i32,
+        /// `cmdline[0]`, as Perfetto names processes.
+        name: String,
+        /// Linux uid, if recorded.
+        uid: Option<i32>,
+    },
+    /// `SystemInfo` packet.
+    SystemInfo(SystemInfo),
+}

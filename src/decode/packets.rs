@@ -1,0 +1,335 @@
+//! `Trace.packet` framing: walks the packet stream, keeps only the TracePacket fields ftl needs (skipping every
+//! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
+//! kept fields into [`Event`]s via prost.
+
+use super::clock::ClockConverter;
+use super::event::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use super::wire::{WireError, WireReader, LEN, VARINT};
+use super::{DecodeError, DecodeSummary};
+use super::proto;
+use flate2::bufread::ZlibDecoder;
+use prost::Message;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+
+/// Largest packet ftl accepts; Perfetto's own writer caps chunks far below this.
+const MAX_PACKET_BYTES: u64 = 512 * 1024 * 1024;
+
+// TracePacket field numbers (trace_packet.proto).
+const F_PROCESS_TREE: u32 = 2;
+const F_CLOCK_SNAPSHOT: u32 = 6;
+const F_TIMESTAMP: u32 = 8;
+const F_SEQUENCE_ID: u32 = 10;
+const F_SYSTEM_INFO: u32 = 45;
+const F_COMPRESSED_PACKETS: u32 = 50;
+const F_TIMESTAMP_CLOCK_ID: u32 = 58;
+const F_PACKET_DEFAULTS: u32 = 59;
+const F_FRAME_TIMELINE_EVENT: u32 = 76;
+
+/// The fields of one TracePacket that ftl keeps (`None` = absent). Unneeded fields are never copied.
+#[derive(Default)]
+struct PacketFields {
+    timestamp: Option<u64>,
+    clock_id: Option<u32>,
+    sequence_id: Option<u32>,
+    frame_timeline: Option<Vec<u8>>,
+    process_tree: Option<Vec<u8>>,
+    clock_snapshot: Option<Vec<u8>>,
+    system_info: Option<Vec<u8>>,
+    compressed: Option<Vec<u8>>,
+    defaults: Option<Vec<u8>>,
+}
+
+/// Walks packets and emits events; one per trace.
+pub(super) struct PacketDecoder<'s> {
+    sink: &'s mut dyn FnMut(Event),
+    clock: ClockConverter,
+    /// Per-sequence default clock from `trace_packet_defaults`.
+    default_clock: HashMap<u32, u32>,
+    /// FrameTimeline events waiting for a clock snapshot: (clock, raw ts, event).
+    pending: Vec<(u32, u64, FrameTimelineEvent)>,
+    pub(super) summary: DecodeSummary,
+}
+
+impl<'s> PacketDecoder<'s> {
+    pub(super) fn new(sink: &'s mut dyn FnMut(Event)) -> Self {
+        PacketDecoder {
+            sink,
+            clock: ClockConverter::default(),
+            default_clock: HashMap::new(),
+            pending: Vec::new(),
+            summary: DecodeSummary::default(),
+        }
+    }
+
+    /// Decodes a whole `Trace` stream. A stream that ends inside a packet is not an error: what was read is
+    /// kept and `summary.truncated_at` says where it ended.
+    pub(super) fn run<R: BufRead>(&mut self, reader: R) -> Result<(), DecodeError> {
+        let mut wire = WireReader::new(reader);
+        let outcome = self.packets(&mut wire, 0);
+        self.summary.bytes = wire.offset();
+        self.summary.trace_clock = self.clock.trace_clock();
+        self.summary.unconvertible_timestamps += self.pending.len() as u64;
+        outcome
+    }
+
+    /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`.
+    fn packets<R: BufRead>(&mut self, wire: &mut WireReader<R>, depth: u32) -> Result<(), DecodeError> {
+        let mut fields = PacketFields::default();
+        loop {
+            let packet = self.summary.packets;
+            let start = wire.offset();
+            let fail = |offset: u64, kind: String| DecodeError { offset, packet, kind };
+            match wire.at_eof() {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => return Err(fail(start, describe(e))),
+            }
+            let len = match read_packet_header(wire) {
+                Ok(len) => len,
+                Err(WireError::Truncated) => return self.truncated(start, depth),
+                Err(e) => {
+                    let what = if packet == 0 { "not a Perfetto trace: " } else { "broken packet framing: " };
+                    return Err(fail(start, format!("{what}{}", describe(e))));
+                }
+            };
+            let end = wire.offset() + len;
+            self.summary.packets += 1;
+            match read_fields(wire, len, &mut fields) {
+                Ok(()) => {}
+                Err(WireError::Truncated) => return self.truncated(start, depth),
+                Err(WireError::Malformed(_)) => {
+                    // The packet is corrupt but its length is known: skip the rest and go on.
+                    self.summary.malformed_packets += 1;
+                    let rest = end.saturating_sub(wire.offset());
+                    match wire.skip(rest) {
+                        Ok(()) => continue,
+                        Err(WireError::Truncated) => return self.truncated(start, depth),
+                        Err(e) => return Err(fail(wire.offset(), describe(e))),
+                    }
+                }
+                Err(e) => return Err(fail(wire.offset(), describe(e))),
+            }
+            if wire.offset() != end {
+                return Err(fail(start, "packet fields overrun the packet length".into()));
+            }
+            self.handle(&fields, depth)?;
+        }
+    }
+
+    fn truncated(&mut self, offset: u64, depth: u32) -> Result<(), DecodeError> {
+        if depth == 0 {
+            self.summary.truncated_at = Some(offset);
+        } else {
+            self.summary.malformed_packets += 1;
+        }
+        Ok(())
+    }
+
+    /// Turns the kept fields of one packet into events.
+    fn handle(&mut self, fields: &PacketFields, depth: u32) -> Result<(), DecodeError> {
+        if let (Some(bytes), Some(seq)) = (&fields.defaults, fields.sequence_id) {
+            if let Ok(d) = proto::TracePacketDefaults::decode(bytes.as_slice()) {
+                if let Some(clock) = d.timestamp_clock_id {
+                    self.default_clock.insert(seq, clock);
+                }
+            }
+        }
+        if let Some(bytes) = &fields.clock_snapshot {
+            match proto::ClockSnapshot::decode(bytes.as_slice()) {
+                Ok(s) => {
+                    let clocks = s.clocks.iter().filter_map(|c| Some((c.clock_id?, c.timestamp?))).collect();
+                    self.clock.add_snapshot(clocks, s.primary_trace_clock);
+                    self.flush_pending();
+                }
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.process_tree {
+            match proto::ProcessTree::decode(bytes.as_slice()) {
+                Ok(tree) => {
+                    for p in tree.processes {
+                        if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
+                            (self.sink)(Event::Process { pid, name, uid: p.uid });
+                        }
+                    }
+                }
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.system_info {
+            match proto::SystemInfo::decode(bytes.as_slice()) {
+                Ok(info) => (self.sink)(Event::SystemInfo(system_info(info))),
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.frame_timeline {
+            match proto::FrameTimelineEvent::decode(bytes.as_slice()) {
+                Ok(ev) => self.frame_timeline(fields, frame_timeline_event(ev)),
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.compressed {
+            self.summary.compressed_chunks += 1;
+            let inflated = BufReader::new(ZlibDecoder::new(bytes.as_slice()));
+            let mut inner = WireReader::new(inflated);
+            let outer_packet = self.summary.packets.saturating_sub(1);
+            self.packets(&mut inner, depth + 1).map_err(|e| DecodeError {
+                kind: format!("in compressed_packets of packet #{outer_packet}: {}", e.kind),
+                ..e
+            })?;
+        }
+        Ok(())
+    }
+
+    fn frame_timeline(&mut self, fields: &PacketFields, event: FrameTimelineEvent) {
+        let Some(raw) = fields.timestamp else {
+            self.summary.missing_timestamps += 1;
+            return;
+        };
+        let seq_default = fields.sequence_id.and_then(|s| self.default_clock.get(&s).copied());
+        let clock = fields.clock_id.or(seq_default).unwrap_or(self.clock.trace_clock());
+        self.summary.frame_timeline_clock_ids.insert(clock);
+        match self.clock.to_trace(clock, raw) {
+            Some(ts_ns) => (self.sink)(Event::FrameTimeline { ts_ns, event }),
+            None => self.pending.push((clock, raw, event)),
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for (clock, raw, event) in pending {
+            match self.clock.to_trace(clock, raw) {
+                Some(ts_ns) => (self.sink)(Event::FrameTimeline { ts_ns, event }),
+                None => self.pending.push((clock, raw, event)),
+            }
+        }
+    }
+}
+
+/// Reads the key and length of the next `Trace.packet`.
+fn read_packet_header<R: BufRead>(wire: &mut WireReader<R>) -> Result<u64, WireError> {
+    let (field, wire_type) = wire.key()?;
+    if (field, wire_type) != (1, LEN) {
+        return Err(WireError::Malformed(format!(
+            "expected a TracePacket (field 1, length-delimited), found field {field} wire type {wire_type}"
+        )));
+    }
+    let len = wire.varint()?;
+    if len > MAX_PACKET_BYTES {
+        return Err(WireError::Malformed(format!("implausible packet length {len}")));
+    }
+    Ok(len)
+}
+
+/// Reads the fields of one packet of `len` bytes, copying only the ones ftl needs.
+fn read_fields<R: BufRead>(wire: &mut WireReader<R>, len: u64, f: &mut PacketFields) -> Result<(), WireError> {
+    *f = PacketFields::default();
+    let end = wire.offset() + len;
+    while wire.offset() < end {
+        let (field, wire_type) = wire.key()?;
+        let slot = match field {
+            F_FRAME_TIMELINE_EVENT => &mut f.frame_timeline,
+            F_PROCESS_TREE => &mut f.process_tree,
+            F_CLOCK_SNAPSHOT => &mut f.clock_snapshot,
+            F_SYSTEM_INFO => &mut f.system_info,
+            F_COMPRESSED_PACKETS => &mut f.compressed,
+            F_PACKET_DEFAULTS => &mut f.defaults,
+            F_TIMESTAMP | F_TIMESTAMP_CLOCK_ID | F_SEQUENCE_ID if wire_type == VARINT => {
+                let v = wire.varint()?;
+                match field {
+                    F_TIMESTAMP => f.timestamp = Some(v),
+                    F_TIMESTAMP_CLOCK_ID => f.clock_id = u32::try_from(v).ok(),
+                    _ => f.sequence_id = u32::try_from(v).ok(),
+                }
+                continue;
+            }
+            _ => {
+                wire.skip_value(wire_type)?;
+                continue;
+            }
+        };
+        if wire_type != LEN {
+            return Err(WireError::Malformed(format!("field {field} has wire type {wire_type}")));
+        }
+        let n = wire.varint()?;
+        if wire.offset() + n > end {
+            return Err(WireError::Malformed(format!("field {field} overruns its packet")));
+        }
+        wire.read_into(n, slot.get_or_insert_with(Vec::new))?;
+    }
+    if wire.offset() > end {
+        return Err(WireError::Malformed("last field overruns its packet".into()));
+    }
+    Ok(())
+}
+
+fn describe(e: WireError) -> String {
+    match e {
+        WireError::Truncated => "unexpected end of data".into(),
+        WireError::Malformed(m) => m,
+        WireError::Io(e) => format!("read error: {e}"),
+    }
+}
+
+fn system_info(info: proto::SystemInfo) -> SystemInfo {
+    let uts = info.utsname.unwrap_or_default();
+    SystemInfo {
+        android_build_fingerprint: info.android_build_fingerprint,
+        android_sdk_version: info.android_sdk_version,
+        android_soc_model: info.android_soc_model,
+        kernel_release: uts.release,
+        machine: uts.machine,
+    }
+}
+
+fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
+    use proto::frame_timeline_event::Event as E;
+    let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
+        FrameTimelineEvent::Start(FrameStart { kind, cookie, token, display_frame_token, pid, layer_name, labels })
+    };
+    match ev.event {
+        None => FrameTimelineEvent::Empty,
+        Some(E::FrameEnd(e)) => FrameTimelineEvent::End { cookie: e.cookie },
+        Some(E::ExpectedDisplayFrameStart(e)) => {
+            start(SliceKind::ExpectedDisplayFrame, e.cookie, e.token, None, e.pid, None, FrameLabels::default())
+        }
+        Some(E::ExpectedSurfaceFrameStart(e)) => start(
+            SliceKind::ExpectedSurfaceFrame,
+            e.cookie,
+            e.token,
+            e.display_frame_token,
+            e.pid,
+            e.layer_name,
+            FrameLabels::default(),
+        ),
+        Some(E::ActualDisplayFrameStart(e)) => {
+            let labels = FrameLabels {
+                present_type: e.present_type,
+                on_time_finish: e.on_time_finish,
+                gpu_composition: e.gpu_composition,
+                jank_type: e.jank_type,
+                prediction_type: e.prediction_type,
+                jank_severity_type: e.jank_severity_type,
+                is_buffer: None,
+                present_delay_millis: e.present_delay_millis,
+                jank_severity_score: e.jank_severity_score,
+            };
+            start(SliceKind::ActualDisplayFrame, e.cookie, e.token, None, e.pid, None, labels)
+        }
+        Some(E::ActualSurfaceFrameStart(e)) => {
+            let labels = FrameLabels {
+                present_type: e.present_type,
+                on_time_finish: e.on_time_finish,
+                gpu_composition: e.gpu_composition,
+                jank_type: e.jank_type,
+                prediction_type: e.prediction_type,
+                jank_severity_type: e.jank_severity_type,
+                is_buffer: e.is_buffer,
+                present_delay_millis: e.present_delay_millis,
+                jank_severity_score: e.jank_severity_score,
+            };
+            start(SliceKind::ActualSurfaceFrame, e.cookie, e.token, e.display_frame_token, e.pid, e.layer_name, labels)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `ftl::Error`: every failure ftl reports, each naming the file and the cause in one line.
+
+use std::path::PathBuf;
+
+/// What went wrong, with the file it happened to. `Display` is the one-line message the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The path is a directory where a trace file was expected.
+    #[error("{path}: is a directory, not a trace file (use `ftl batch` for directories)")]
+    IsDirectory {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The file is empty.
+    #[error("{path}: empty file, not a Perfetto trace")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The bytes are not a Perfetto trace, or the packet framing is broken.
+    #[error("{path}: {kind} at byte {offset} (packet #{packet})")]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset in the (decompressed) stream where decoding failed.
+        offset: u64,
+        /// Index of the TracePacket being read (0-based).
+        packet: u64,
+        /// What was wrong.
+        kind: String,
+    },
+    /// A readable trace without any SurfaceFlinger FrameTimeline event.
+    #[error(
+        "{path}: no FrameTimeline events in this trace ({packets} packets read). Record it on Android 12+ with the \
+         data source \"android.surfaceflinger.frametimeline\" enabled in the trace config"
+    )]
+    NoFrameTimeline {
+        /// The file.
+        path: PathBuf,
+        /// Number of TracePackets read.
+        packets: u64,
+    },
+    /// Writing an output file failed.
+    #[error("{path}: cannot write output: {cause}")]
+    Output {
+        /// The output file or directory.
+        path: PathBuf,
+        /// Why.
+        cause: String,
+    },
+    /// A command-line value that ftl cannot use.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

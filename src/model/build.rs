@@ -1,0 +1,185 @@
+//! `TimelineBuilder`: turns the [`Event`] stream into a [`Timeline`] with Perfetto's importer semantics —
+//! events in timestamp order (stable on ties), cookie pairing, `dur = -1` for slices that never end, nesting on
+//! reused cookies, de-duplication of expected SurfaceFrames per (pid, token), parser-error accounting.
+//! Source: `frame_timeline_event_parser.cc` and `track_compressor.cc`, google/perfetto @ ec5d16b1.
+
+use super::frame::{app_from_layer_name, ImportStats, LayerId, NameSource, Process, Slice, Timeline};
+use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Perfetto drops FrameTimeline events with `|ts| >= INT64_MAX - 10 s` (b/185978397).
+const MAX_TS_NS: i64 = i64::MAX - 10_000_000_000;
+
+/// A FrameTimeline event kept until all are known, with its layer name interned.
+#[derive(Debug, Clone)]
+enum Pending {
+    Start { kind: SliceKind, cookie: i64, token: i64, dft: i64, pid: i32, layer: Option<LayerId>, labels: FrameLabels },
+    End { cookie: i64 },
+    Invalid,
+}
+
+/// Collects events (memory: one compact record per FrameTimeline event) and builds the [`Timeline`].
+#[derive(Debug, Default)]
+pub struct TimelineBuilder {
+    events: Vec<(i64, Pending)>,
+    layer_ids: HashMap<String, LayerId>,
+    layer_names: Vec<String>,
+    names: HashMap<i32, (String, Option<i32>)>,
+    system_info: Option<SystemInfo>,
+}
+
+impl TimelineBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of FrameTimeline events received so far.
+    pub fn frame_timeline_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Takes one event from the decoder.
+    pub fn push(&mut self, event: Event) {
+        match event {
+            Event::FrameTimeline { ts_ns, event } => {
+                let pending = self.compact(event);
+                self.events.push((ts_ns, pending));
+            }
+            Event::Process { pid, name, uid } => {
+                self.names.insert(pid, (name, uid));
+            }
+            Event::SystemInfo(info) => self.system_info = Some(info),
+        }
+    }
+
+    fn compact(&mut self, event: FrameTimelineEvent) -> Pending {
+        match event {
+            FrameTimelineEvent::Empty | FrameTimelineEvent::End { cookie: None } => Pending::Invalid,
+            FrameTimelineEvent::End { cookie: Some(cookie) } => Pending::End { cookie },
+            FrameTimelineEvent::Start(start) => self.compact_start(start).unwrap_or(Pending::Invalid),
+        }
+    }
+
+    /// `None` when a field Perfetto requires is missing.
+    fn compact_start(&mut self, s: FrameStart) -> Option<Pending> {
+        let dft = if s.kind.is_display() { s.token? } else { s.display_frame_token? };
+        let layer = s.layer_name.map(|name| self.intern(name));
+        Some(Pending::Start { kind: s.kind, cookie: s.cookie?, token: s.token?, dft, pid: s.pid?, layer, labels: s.labels })
+    }
+
+    fn intern(&mut self, name: String) -> LayerId {
+        if let Some(id) = self.layer_ids.get(&name) {
+            return *id;
+        }
+        let id = self.layer_names.len() as LayerId;
+        self.layer_names.push(name.clone());
+        self.layer_ids.insert(name, id);
+        id
+    }
+
+    /// Sorts the events by timestamp (stable, so ties keep packet order) and pairs them into slices.
+    pub fn build(mut self) -> Timeline {
+        self.events.sort_by_key(|(ts, _)| *ts);
+        let mut stats = ImportStats::default();
+        let mut expected = Vec::new();
+        let mut actual = Vec::new();
+        // cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
+        let mut cookies: HashMap<i64, (i32, bool)> = HashMap::new();
+        // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
+        let mut open: HashMap<(i32, bool, i64), Vec<usize>> = HashMap::new();
+        let mut expected_surface_seen: HashSet<(i32, i64)> = HashSet::new();
+        for (ts, event) in self.events {
+            if !(0..MAX_TS_NS).contains(&ts) {
+                stats.parser_errors += 1;
+                continue;
+            }
+            match event {
+                Pending::Invalid => stats.parser_errors += 1,
+                Pending::End { cookie } => {
+                    let Some((pid, is_expected)) = cookies.remove(&cookie) else {
+                        stats.unpaired_ends += 1;
+                        continue;
+                    };
+                    let slices = if is_expected { &mut expected } else { &mut actual };
+                    if let Some(idx) = open.get_mut(&(pid, is_expected, cookie)).and_then(Vec::pop) {
+                        if let Some(slice) = slices.get_mut(idx) {
+                            let s: &mut Slice = slice;
+                            s.dur_ns = ts - s.ts_ns;
+                        }
+                    }
+                }
+                Pending::Start { kind, cookie, token, dft, pid, layer, labels } => {
+                    let is_expected = kind.is_expected();
+                    cookies.insert(cookie, (pid, is_expected));
+                    if kind == SliceKind::ExpectedSurfaceFrame && !expected_surface_seen.insert((pid, token)) {
+                        stats.deduplicated_expected += 1;
+                        continue;
+                    }
+                    let l = labels;
+                    let out_of_range = |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
+                    if out_of_range(l.present_type, 5)
+                        || out_of_range(l.prediction_type, 3)
+                        || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
+                    {
+                        stats.parser_errors += 1;
+                    }
+                    let slice = Slice {
+                        kind,
+                        ts_ns: ts,
+                        dur_ns: -1,
+                        pid,
+                        token,
+                        display_frame_token: dft,
+                        surface_frame_token: (!kind.is_display()).then_some(token),
+                        layer,
+                        labels,
+                    };
+                    let slices = if is_expected { &mut expected } else { &mut actual };
+                    open.entry((pid, is_expected, cookie)).or_default().push(slices.len());
+                    slices.push(slice);
+                }
+            }
+        }
+        stats.unterminated_slices = expected.iter().chain(&actual).filter(|s| s.dur_ns < 0).count() as u64;
+        let processes = identify_processes(&expected, &actual, &self.layer_names, &self.names);
+        Timeline { expected, actual, layer_names: self.layer_names, processes, system_info: self.system_info, stats }
+    }
+}
+
+/// Names every pid that owns slices: `ProcessTree` first; else SurfaceFlinger for the DisplayFrame owner; else
+/// the app most of its layer names point to.
+fn identify_processes(
+    expected: &[Slice],
+    actual: &[Slice],
+    layer_names: &[String],
+    names: &HashMap<i32, (String, Option<i32>)>,
+) -> BTreeMap<i32, Process> {
+    let mut layer_votes: BTreeMap<i32, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut display_owners = HashSet::new();
+    for s in expected.iter().chain(actual) {
+        if s.kind.is_display() {
+            display_owners.insert(s.pid);
+        }
+        let votes = layer_votes.entry(s.pid).or_default();
+        if let Some(app) = s.layer.and_then(|l| layer_names.get(l as usize)).and_then(|n| app_from_layer_name(n)) {
+            *votes.entry(app).or_default() += 1;
+        }
+    }
+    layer_votes
+        .into_iter()
+        .map(|(pid, votes)| {
+            let is_surfaceflinger = display_owners.contains(&pid);
+            let (name, name_source, uid) = if let Some((name, uid)) = names.get(&pid) {
+                (name.clone(), NameSource::ProcessTree, *uid)
+            } else if is_surfaceflinger {
+                ("surfaceflinger".to_string(), NameSource::SurfaceFlinger, None)
+            } else if let Some((app, _)) = votes.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+                (app, NameSource::LayerName, None)
+            } else {
+                (format!("pid {pid}"), NameSource::Unknown, None)
+            };
+            (pid, Process { pid, name, name_source, uid, is_surfaceflinger })
+        })
+        .collect()
+}

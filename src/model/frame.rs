@@ -1,0 +1,237 @@
+//! The FrameTimeline model: slices as Perfetto's `expected_frame_timeline_slice` / `actual_frame_timeline_slice`
+//! rows, processes, layers, and the links SurfaceFrame → DisplayFrame that give every app frame its present time.
+
+use super::jank::{self, JankTag};
+use crate::decode::{FrameLabels, SliceKind, SystemInfo};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Index of a layer name in [`Timeline::layer_names`].
+pub type LayerId = u32;
+
+/// One expected or actual timeline slice, as a row of Perfetto's frame timeline tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slice {
+    /// Which of the four kinds.
+    pub kind: SliceKind,
+    /// Start, ns on the trace clock.
+    pub ts_ns: i64,
+    /// Duration in ns; `-1` if the slice never ended (Perfetto's convention).
+    pub dur_ns: i64,
+    /// Owning process (SurfaceFlinger for DisplayFrames).
+    pub pid: i32,
+    /// The frame token (Perfetto's slice `name`).
+    pub token: i64,
+    /// DisplayFrame token: the token itself for DisplayFrames, the presenting DisplayFrame's for SurfaceFrames.
+    pub display_frame_token: i64,
+    /// SurfaceFrame token (`None` for DisplayFrames).
+    pub surface_frame_token: Option<i64>,
+    /// Layer (SurfaceFrames only; `None` when absent).
+    pub layer: Option<LayerId>,
+    /// SurfaceFlinger's labels (actual slices only; default for expected ones).
+    pub labels: FrameLabels,
+}
+
+impl Slice {
+    /// End in ns, `None` for a slice that never ended.
+    pub fn end_ns(&self) -> Option<i64> {
+        (self.dur_ns >= 0).then_some(self.ts_ns + self.dur_ns)
+    }
+    /// The `JankType` bitmask (0 when absent, as Perfetto reads it).
+    pub fn jank_bits(&self) -> i32 {
+        self.labels.jank_type.unwrap_or(0)
+    }
+    /// Perfetto's `jank_type` string.
+    pub fn jank_type(&self) -> String {
+        jank::jank_type_name(self.jank_bits())
+    }
+    /// Perfetto's `present_type` string.
+    pub fn present_type(&self) -> &'static str {
+        jank::present_type_name(self.labels.present_type)
+    }
+    /// Perfetto's `prediction_type` string.
+    pub fn prediction_type(&self) -> &'static str {
+        jank::prediction_type_name(self.labels.prediction_type)
+    }
+    /// Perfetto's `jank_severity_type` string.
+    pub fn severity(&self) -> &'static str {
+        jank::severity_name(self.labels.jank_severity_type, self.jank_bits())
+    }
+    /// Perfetto's `jank_tag` (DisplayFrame and SurfaceFrame rules differ).
+    pub fn jank_tag(&self) -> JankTag {
+        if self.kind.is_display() {
+            jank::display_frame_jank_tag(self.jank_bits())
+        } else {
+            jank::surface_frame_jank_tag(self.jank_bits(), self.labels.present_type)
+        }
+    }
+    /// True if the frame was dropped (`Dropped Frame` in its jank type or present type).
+    pub fn is_dropped(&self) -> bool {
+        self.jank_bits() & jank::bits::DROPPED != 0 || self.labels.present_type == Some(4)
+    }
+}
+
+/// Where a process name came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameSource {
+    /// `ProcessTree` cmdline[0], as Perfetto's `process.name`.
+    ProcessTree,
+    /// Derived from the layer names of its SurfaceFrames (`TX - com.pkg/...` → `com.pkg`).
+    LayerName,
+    /// The pid that owns the DisplayFrames.
+    SurfaceFlinger,
+    /// Nothing known.
+    Unknown,
+}
+
+/// A process that owns FrameTimeline slices.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Process {
+    /// Process id.
+    pub pid: i32,
+    /// Best known name (see `name_source`).
+    pub name: String,
+    /// Where the name came from.
+    pub name_source: NameSource,
+    /// Linux uid from `ProcessTree`, if recorded.
+    pub uid: Option<i32>,
+    /// True for the process that owns DisplayFrames.
+    pub is_surfaceflinger: bool,
+}
+
+/// Counters of oddities met while building the model; the report shows them, they never abort.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImportStats {
+    /// Perfetto's `frame_timeline_event_parser_errors`: bad timestamps, starts missing required fields, events
+    /// with no oneof member, enum values out of range.
+    pub parser_errors: u64,
+    /// Perfetto's `frame_timeline_unpaired_end_event`: a `FrameEnd` whose cookie is not open.
+    pub unpaired_ends: u64,
+    /// Slices that never ended (`dur = -1`), e.g. cut off by the end of the trace.
+    pub unterminated_slices: u64,
+    /// Expected SurfaceFrame starts de-duplicated away (same process and token, another layer).
+    pub deduplicated_expected: u64,
+}
+
+/// Everything known about a trace's FrameTimeline, built by [`super::TimelineBuilder`].
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// Expected slices in creation order (Perfetto's slice id order).
+    pub expected: Vec<Slice>,
+    /// Actual slices in creation order.
+    pub actual: Vec<Slice>,
+    /// Interned layer names.
+    pub layer_names: Vec<String>,
+    /// Processes that own slices, by pid.
+    pub processes: BTreeMap<i32, Process>,
+    /// Device facts, if the trace has a `SystemInfo` packet.
+    pub system_info: Option<SystemInfo>,
+    /// Import oddities.
+    pub stats: ImportStats,
+}
+
+/// An actual DisplayFrame with its expected slice (indices into [`Timeline::actual`] / [`Timeline::expected`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DisplayFrame {
+    /// The actual slice.
+    pub actual: usize,
+    /// The expected slice with the same pid and token, if any.
+    pub expected: Option<usize>,
+}
+
+/// An actual SurfaceFrame with its expected slice and the DisplayFrame that presented it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SurfaceFrame {
+    /// The actual slice.
+    pub actual: usize,
+    /// The expected slice of its (pid, token), if any (none when the prediction expired).
+    pub expected: Option<usize>,
+    /// Index into [`Frames::display`] of the DisplayFrame whose token is this frame's `display_frame_token`.
+    pub display: Option<usize>,
+}
+
+/// Actual frames linked to their expected slices and to each other.
+#[derive(Debug, Clone, Default)]
+pub struct Frames {
+    /// DisplayFrames in actual-slice order.
+    pub display: Vec<DisplayFrame>,
+    /// SurfaceFrames in actual-slice order.
+    pub surface: Vec<SurfaceFrame>,
+}
+
+impl Timeline {
+    /// A layer's name ("" for a slice without one).
+    pub fn layer_name(&self, layer: Option<LayerId>) -> &str {
+        layer.and_then(|l| self.layer_names.get(l as usize)).map_or("", String::as_str)
+    }
+
+    /// The process name of `pid` ("" if unknown).
+    pub fn process_name(&self, pid: i32) -> &str {
+        self.processes.get(&pid).map_or("", |p| p.name.as_str())
+    }
+
+    /// Links every actual SurfaceFrame to its DisplayFrame (`display_frame_token` = DisplayFrame token) and every
+    /// actual slice to its expected slice (same pid and token; the first one, as Perfetto keeps it).
+    /// When a token has several actual DisplayFrames (a reused cookie), the first that ended is used.
+    pub fn link(&self) -> Frames {
+        let mut expected: HashMap<(bool, i32, i64), usize> = HashMap::new();
+        for (i, s) in self.expected.iter().enumerate() {
+            expected.entry((s.kind.is_display(), s.pid, s.token)).or_insert(i);
+        }
+        let mut display = Vec::new();
+        let mut by_token: HashMap<i64, usize> = HashMap::new();
+        for (i, s) in self.actual.iter().enumerate().filter(|(_, s)| s.kind.is_display()) {
+            let idx = display.len();
+            display.push(DisplayFrame { actual: i, expected: expected.get(&(true, s.pid, s.token)).copied() });
+            let slot = by_token.entry(s.token).or_insert(idx);
+            let current_ended = self.actual[display[*slot].actual].dur_ns >= 0;
+            if !current_ended && s.dur_ns >= 0 {
+                *slot = idx;
+            }
+        }
+        let surface = self
+            .actual
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.kind.is_display())
+            .map(|(i, s)| SurfaceFrame {
+                actual: i,
+                expected: expected.get(&(false, s.pid, s.token)).copied(),
+                display: by_token.get(&s.display_frame_token).copied(),
+            })
+            .collect();
+        Frames { display, surface }
+    }
+}
+
+/// The app package a layer name points to: `TX - com.pkg/com.pkg.Main#12` → `com.pkg`,
+/// `TX - Splash Screen com.pkg#3` → `com.pkg`, `TX - StatusBar#0` → `StatusBar`.
+pub fn app_from_layer_name(layer: &str) -> Option<String> {
+    let name = layer.strip_prefix("TX - ").unwrap_or(layer);
+    let name = name.split('/').next().unwrap_or(name);
+    let name = name.rsplit_once('#').map_or(name, |(head, tail)| {
+        if tail.chars().all(|c| c.is_ascii_digit()) {
+            head
+        } else {
+            name
+        }
+    });
+    let word = name.split_whitespace().last()?;
+    Some(if word.contains('.') { word } else { name.trim() }.to_string()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::app_from_layer_name;
+
+    #[test]
+    fn app_names_come_from_layer_names() {
+        let f = |s: &str| app_from_layer_name(s);
+        assert_eq!(f("TX - com.pkg/com.pkg.MainActivity#12").as_deref(), Some("com.pkg"));
+        assert_eq!(f("TX - Splash Screen com.pkg.app#1595").as_deref(), Some("com.pkg.app"));
+        assert_eq!(f("TX - StatusBar#0").as_deref(), Some("StatusBar"));
+        assert_eq!(f("TX - NotificationShade#0").as_deref(), Some("NotificationShade"));
+        assert_eq!(f(""), None);
+    }
+}

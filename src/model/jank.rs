@@ -1,0 +1,246 @@
+//! FrameTimeline label vocabulary: the `JankType` bitmask, present / prediction / severity enums, and the
+//! exact strings, join order and jank-tag rules of Perfetto's importer
+//! (`src/trace_processor/importers/proto/frame_timeline_event_parser.cc`, google/perfetto @ ec5d16b1).
+
+/// `JankType` bits (`FrameTimelineEvent.JankType`; AOSP `libs/gui/include/gui/JankInfo.h`).
+pub mod bits {
+    /// No jank.
+    pub const NONE: i32 = 1;
+    /// SurfaceFlinger woke up late / on the wrong vsync.
+    pub const SF_SCHEDULING: i32 = 2;
+    /// The vsync prediction was wrong.
+    pub const PREDICTION_ERROR: i32 = 4;
+    /// The display HAL presented late.
+    pub const DISPLAY_HAL: i32 = 8;
+    /// SurfaceFlinger's CPU work missed its deadline.
+    pub const SF_CPU_DEADLINE_MISSED: i32 = 16;
+    /// SurfaceFlinger's GPU composition missed its deadline.
+    pub const SF_GPU_DEADLINE_MISSED: i32 = 32;
+    /// The app finished its frame after the deadline.
+    pub const APP_DEADLINE_MISSED: i32 = 64;
+    /// The app queued ahead; the frame waited behind a previous one.
+    pub const BUFFER_STUFFING: i32 = 128;
+    /// Jank for a reason SurfaceFlinger could not tell.
+    pub const UNKNOWN: i32 = 256;
+    /// SurfaceFlinger itself was stuffed (previous frame still presenting).
+    pub const SF_STUFFING: i32 = 512;
+    /// The frame was dropped (replaced by a newer one).
+    pub const DROPPED: i32 = 1024;
+    /// Non-animating frame (not perceivable).
+    pub const NON_ANIMATING: i32 = 2048;
+    /// App resynced its vsync (jitter).
+    pub const APP_RESYNCED_JITTER: i32 = 4096;
+    /// The display was not on.
+    pub const DISPLAY_NOT_ON: i32 = 8192;
+    /// A display mode change was in progress.
+    pub const DISPLAY_MODE_CHANGE_IN_PROGRESS: i32 = 16384;
+    /// A display power mode change was in progress.
+    pub const DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS: i32 = 32768;
+}
+
+/// Jank bit names in Perfetto's output order (not bit order: App Resynced Jitter precedes Buffer Stuffing).
+pub const JANK_NAMES: [(i32, &str); 15] = [
+    (bits::SF_SCHEDULING, "SurfaceFlinger Scheduling"),
+    (bits::PREDICTION_ERROR, "Prediction Error"),
+    (bits::DISPLAY_HAL, "Display HAL"),
+    (bits::SF_CPU_DEADLINE_MISSED, "SurfaceFlinger CPU Deadline Missed"),
+    (bits::SF_GPU_DEADLINE_MISSED, "SurfaceFlinger GPU Deadline Missed"),
+    (bits::APP_DEADLINE_MISSED, "App Deadline Missed"),
+    (bits::APP_RESYNCED_JITTER, "App Resynced Jitter"),
+    (bits::BUFFER_STUFFING, "Buffer Stuffing"),
+    (bits::UNKNOWN, "Unknown Jank"),
+    (bits::SF_STUFFING, "SurfaceFlinger Stuffing"),
+    (bits::DROPPED, "Dropped Frame"),
+    (bits::NON_ANIMATING, "Non Animating"),
+    (bits::DISPLAY_NOT_ON, "Display not ON"),
+    (bits::DISPLAY_MODE_CHANGE_IN_PROGRESS, "ModeChange in progress"),
+    (bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS, "PowerModeChange in progress"),
+];
+
+/// The `jank_type` string: `0 → "Unspecified"`, `1 → "None"`, else the names of the set bits in
+/// [`JANK_NAMES`] order joined by `", "` (the NONE bit is ignored; unknown bits alone give `""`).
+pub fn jank_type_name(jank_type: i32) -> String {
+    match jank_type {
+        0 => "Unspecified".into(),
+        bits::NONE => "None".into(),
+        _ => JANK_NAMES.iter().filter(|(bit, _)| jank_type & bit != 0).map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
+    }
+}
+
+/// Bits that make a DisplayFrame janky by SurfaceFlinger's own doing.
+const SF_BITS: i32 = bits::SF_SCHEDULING
+    | bits::PREDICTION_ERROR
+    | bits::DISPLAY_HAL
+    | bits::SF_CPU_DEADLINE_MISSED
+    | bits::SF_GPU_DEADLINE_MISSED;
+/// Bits that make a SurfaceFrame janky by the app's own doing.
+const APP_BITS: i32 = bits::APP_DEADLINE_MISSED | bits::APP_RESYNCED_JITTER | bits::UNKNOWN;
+
+/// `present_type` string; absent or outside 1..=5 → `Unspecified Present`. Source: Perfetto importer.
+pub fn present_type_name(present_type: Option<i32>) -> &'static str {
+    match present_type {
+        Some(1) => "On-time Present",
+        Some(2) => "Late Present",
+        Some(3) => "Early Present",
+        Some(4) => "Dropped Frame",
+        Some(5) => "Unknown Present",
+        _ => "Unspecified Present",
+    }
+}
+
+/// `prediction_type` string; absent or outside 1..=3 → `Unspecified Prediction`.
+pub fn prediction_type_name(prediction_type: Option<i32>) -> &'static str {
+    match prediction_type {
+        Some(1) => "Valid Prediction",
+        Some(2) => "Expired Prediction",
+        Some(3) => "Unknown Prediction",
+        _ => "Unspecified Prediction",
+    }
+}
+
+/// `jank_severity_type` string. Absent: `None` iff `jank_type == 1`, else `Unknown` (Perfetto's fallback).
+/// Out of range (Perfetto indexes unchecked): `Unknown`.
+pub fn severity_name(severity: Option<i32>, jank_type: i32) -> &'static str {
+    match severity {
+        None if jank_type == bits::NONE => "None",
+        Some(1) => "None",
+        Some(2) => "Partial",
+        Some(3) => "Full",
+        _ => "Unknown",
+    }
+}
+
+/// Perfetto's `jank_tag`: who is to blame, as the UI colours it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum JankTag {
+    /// `jank_type == 0`.
+    Unspecified,
+    /// This process caused the jank.
+    SelfJank,
+    /// Another component (SurfaceFlinger) caused this process's jank.
+    OtherJank,
+    /// The frame was dropped.
+    DroppedFrame,
+    /// Late but smooth: the app queued ahead (buffer stuffing).
+    BufferStuffing,
+    /// Late but smooth: SurfaceFlinger was stuffed.
+    SurfaceFlingerStuffing,
+    /// Jank that a user cannot see (non-animating, display off, power mode change).
+    NonPerceivable,
+    /// No jank.
+    NoJank,
+}
+
+impl JankTag {
+    /// Perfetto's string.
+    pub fn name(self) -> &'static str {
+        match self {
+            JankTag::Unspecified => "Unspecified",
+            JankTag::SelfJank => "Self Jank",
+            JankTag::OtherJank => "Other Jank",
+            JankTag::DroppedFrame => "Dropped Frame",
+            JankTag::BufferStuffing => "Buffer Stuffing",
+            JankTag::SurfaceFlingerStuffing => "SurfaceFlinger Stuffing",
+            JankTag::NonPerceivable => "Non-perceivable Jank",
+            JankTag::NoJank => "No Jank",
+        }
+    }
+
+    /// True for the tags that are visible jank: Self Jank, Other Jank, Dropped Frame.
+    pub fn is_janky(self) -> bool {
+        matches!(self, JankTag::SelfJank | JankTag::OtherJank | JankTag::DroppedFrame)
+    }
+}
+
+fn display_frame_janky(jank_type: i32) -> bool {
+    !matches!(jank_type, 0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON) && jank_type & SF_BITS != 0
+}
+
+fn non_perceivable(jank_type: i32) -> bool {
+    matches!(
+        jank_type,
+        bits::NON_ANIMATING | bits::DISPLAY_NOT_ON | bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS
+    )
+}
+
+/// Jank tag of an actual DisplayFrame (Perfetto `CalculateDisplayFrameJankTag`).
+pub fn display_frame_jank_tag(jank_type: i32) -> JankTag {
+    if jank_type == 0 {
+        JankTag::Unspecified
+    } else if display_frame_janky(jank_type) {
+        JankTag::SelfJank
+    } else if jank_type == bits::SF_STUFFING {
+        JankTag::SurfaceFlingerStuffing
+    } else if jank_type == bits::DROPPED {
+        JankTag::DroppedFrame
+    } else if non_perceivable(jank_type) {
+        JankTag::NonPerceivable
+    } else {
+        JankTag::NoJank
+    }
+}
+
+/// Jank tag of an actual SurfaceFrame (Perfetto `CalculateSurfaceFrameJankTag`).
+pub fn surface_frame_jank_tag(jank_type: i32, present_type: Option<i32>) -> JankTag {
+    let app_janky =
+        !matches!(jank_type, 0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON) && jank_type & APP_BITS != 0;
+    if jank_type == 0 {
+        JankTag::Unspecified
+    } else if app_janky {
+        JankTag::SelfJank
+    } else if display_frame_janky(jank_type) {
+        JankTag::OtherJank
+    } else if jank_type == bits::BUFFER_STUFFING {
+        JankTag::BufferStuffing
+    } else if jank_type == bits::SF_STUFFING {
+        JankTag::SurfaceFlingerStuffing
+    } else if present_type == Some(4) {
+        JankTag::DroppedFrame
+    } else if non_perceivable(jank_type) {
+        JankTag::NonPerceivable
+    } else {
+        JankTag::NoJank
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jank_names_follow_perfetto_order_and_none_rule() {
+        assert_eq!(jank_type_name(0), "Unspecified");
+        assert_eq!(jank_type_name(1), "None");
+        assert_eq!(jank_type_name(1 | 64), "App Deadline Missed");
+        assert_eq!(jank_type_name(18), "SurfaceFlinger Scheduling, SurfaceFlinger CPU Deadline Missed");
+        assert_eq!(jank_type_name(128 | 4096), "App Resynced Jitter, Buffer Stuffing");
+        assert_eq!(jank_type_name(1 << 20), "");
+    }
+
+    #[test]
+    fn jank_tags_are_asymmetric_between_display_and_surface_frames() {
+        assert_eq!(display_frame_jank_tag(bits::SF_SCHEDULING), JankTag::SelfJank);
+        assert_eq!(surface_frame_jank_tag(bits::SF_SCHEDULING, Some(3)), JankTag::OtherJank);
+        assert_eq!(display_frame_jank_tag(bits::UNKNOWN), JankTag::NoJank);
+        assert_eq!(surface_frame_jank_tag(bits::UNKNOWN, Some(5)), JankTag::SelfJank);
+        assert_eq!(display_frame_jank_tag(bits::DROPPED), JankTag::DroppedFrame);
+        assert_eq!(surface_frame_jank_tag(bits::DROPPED, Some(1)), JankTag::NoJank);
+        assert_eq!(surface_frame_jank_tag(bits::DROPPED, Some(4)), JankTag::DroppedFrame);
+        assert_eq!(surface_frame_jank_tag(bits::SF_STUFFING, Some(2)), JankTag::SurfaceFlingerStuffing);
+        assert_eq!(surface_frame_jank_tag(bits::BUFFER_STUFFING, Some(2)), JankTag::BufferStuffing);
+        assert_eq!(
+            display_frame_jank_tag(bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS),
+            JankTag::NonPerceivable
+        );
+        assert_eq!(display_frame_jank_tag(bits::DISPLAY_MODE_CHANGE_IN_PROGRESS), JankTag::NoJank);
+    }
+
+    #[test]
+    fn severity_falls_back_on_jank_type() {
+        assert_eq!(severity_name(None, 1), "None");
+        assert_eq!(severity_name(None, 64), "Unknown");
+        assert_eq!(severity_name(Some(0), 1), "Unknown");
+        assert_eq!(severity_name(Some(3), 64), "Full");
+        assert_eq!(severity_name(Some(9), 64), "Unknown");
+    }
+}

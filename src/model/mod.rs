@@ -1,0 +1,9 @@
+//! What happened: pure data built from [`crate::decode::Event`]s, no I/O.
+
+mod build;
+pub mod frame;
+pub mod jank;
+
+pub use build::TimelineBuilder;
+pub use frame::{DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline};
+pub use jank::JankTag;
