@@ -63,3 +63,14 @@ pub enum Error {
 
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// True if the error is a write to a closed pipe (e.g. `ftl slices ... | head`), which is not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            Error::Io { source, .. } => source.kind() == std::io::ErrorKind::BrokenPipe,
+            Error::Output { cause, .. } => cause.contains("Broken pipe"),
+            _ => false,
+        }
+    }
+}

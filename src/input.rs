@@ -11,10 +11,11 @@ use std::path::Path;
 const BUFFER_BYTES: usize = 256 * 1024;
 
 /// How the bytes of a trace file are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
     /// A plain protobuf `Trace`.
+    #[default]
     None,
     /// A gzip file (magic `1f 8b`) holding a `Trace`.
     Gzip,
@@ -34,25 +35,39 @@ pub struct TraceInput {
 ///
 /// Errors: [`Error::IsDirectory`], [`Error::Empty`], [`Error::Io`] (missing file, permission denied, ...).
 pub fn open(path: &Path) -> Result<TraceInput> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        return Err(Error::IsDirectory { path: path.to_path_buf() });
+        return Err(Error::IsDirectory {
+            path: path.to_path_buf(),
+        });
     }
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::with_capacity(BUFFER_BYTES, file);
     let head = reader.fill_buf().map_err(io)?;
     if head.is_empty() {
-        return Err(Error::Empty { path: path.to_path_buf() });
+        return Err(Error::Empty {
+            path: path.to_path_buf(),
+        });
     }
     let gzip = head.starts_with(&[0x1f, 0x8b]);
     let (reader, compression): (Box<dyn BufRead + Send>, _) = if gzip {
         let inflated = MultiGzDecoder::new(reader);
-        (Box::new(BufReader::with_capacity(BUFFER_BYTES, inflated)), Compression::Gzip)
+        (
+            Box::new(BufReader::with_capacity(BUFFER_BYTES, inflated)),
+            Compression::Gzip,
+        )
     } else {
         (Box::new(reader), Compression::None)
     };
-    Ok(TraceInput { reader, file_bytes: meta.len(), compression })
+    Ok(TraceInput {
+        reader,
+        file_bytes: meta.len(),
+        compression,
+    })
 }
 
 /// True if the first bytes of `path` look like a trace ftl can read: gzip, or a protobuf `Trace` whose first

@@ -54,12 +54,13 @@ pub struct LoadedTrace {
 pub fn load_path(path: &Path) -> Result<LoadedTrace> {
     let opened = input::open(path)?;
     let mut builder = TimelineBuilder::new();
-    let decode = decode::decode(opened.reader, &mut |e| builder.push(e)).map_err(|e| Error::Decode {
-        path: path.to_path_buf(),
-        offset: e.offset,
-        packet: e.packet,
-        kind: e.kind,
-    })?;
+    let decode =
+        decode::decode(opened.reader, &mut |e| builder.push(e)).map_err(|e| Error::Decode {
+            path: path.to_path_buf(),
+            offset: e.offset,
+            packet: e.packet,
+            kind: e.kind,
+        })?;
     if builder.frame_timeline_events() == 0 {
         if decode.packets == 0 {
             return Err(Error::Decode {
@@ -69,7 +70,15 @@ pub fn load_path(path: &Path) -> Result<LoadedTrace> {
                 kind: "not a Perfetto trace: no complete TracePacket".into(),
             });
         }
-        return Err(Error::NoFrameTimeline { path: path.to_path_buf(), packets: decode.packets });
+        return Err(Error::NoFrameTimeline {
+            path: path.to_path_buf(),
+            packets: decode.packets,
+        });
     }
-    Ok(LoadedTrace { timeline: builder.build(), decode, file_bytes: opened.file_bytes, compression: opened.compression })
+    Ok(LoadedTrace {
+        timeline: builder.build(),
+        decode,
+        file_bytes: opened.file_bytes,
+        compression: opened.compression,
+    })
 }

@@ -1,4 +1,7 @@
-fn main() {
-    let t = ftl::load_path(std::path::Path::new(&std::env::args().nth(1).unwrap())).unwrap();
-    println!("{} {} {:?}", t.timeline.expected.len(), t.timeline.actual.len(), t.timeline.stats);
+//! The `ftl` binary: parse the command line, run it, map the result to an exit code.
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = ftl::cli::Cli::parse();
+    ftl::cli::exit_code(ftl::cli::run(cli))
 }

@@ -2,12 +2,14 @@
 //! it (present time = the DisplayFrame's actual end = present fence), and every actual DisplayFrame with its
 //! expected slice.
 
+use super::classify::{Classification, Derived};
+use super::explain::attribution;
 use crate::model::{Frames, JankTag, Slice, Timeline};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One actual SurfaceFrame (one row per layer per token). Times in ns on the trace clock.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FrameRow {
     /// App process id.
     pub pid: i32,
@@ -61,10 +63,27 @@ pub struct FrameRow {
     pub display_frame_jank_type: Option<String>,
     /// The presenting DisplayFrame's `present_type`.
     pub display_frame_present_type: Option<&'static str>,
+    /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
+    pub expected_present_ns: Option<i64>,
+    /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
+    pub early_durations: bool,
+    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
+    pub derived_present_type: Option<&'static str>,
+    /// Re-derived `jank_type` (Perfetto string).
+    pub derived_jank_type: Option<String>,
+    /// Re-derived `jank_severity_type` (Perfetto string).
+    pub derived_severity: Option<&'static str>,
+    /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
+    pub agrees: Option<bool>,
+    /// Reason code of a disagreement or of no re-derivation (`classify::Reason`; sentence via `Reason::sentence`).
+    pub disagreement_reason: Option<String>,
+    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
+    /// non_perceivable; `None` when not janky.
+    pub attribution: Option<&'static str>,
 }
 
 /// One actual DisplayFrame. Times in ns on the trace clock.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DisplayFrameRow {
     /// SurfaceFlinger pid.
     pub pid: i32,
@@ -96,24 +115,78 @@ pub struct DisplayFrameRow {
     pub prediction_type: &'static str,
     /// SurfaceFrames presented by it.
     pub surface_frames: u64,
+    /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
+    pub expected_present_ns: Option<i64>,
+    /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
+    pub early_durations: bool,
+    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
+    pub derived_present_type: Option<&'static str>,
+    /// Re-derived `jank_type` (Perfetto string).
+    pub derived_jank_type: Option<String>,
+    /// Re-derived `jank_severity_type` (Perfetto string).
+    pub derived_severity: Option<&'static str>,
+    /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
+    pub agrees: Option<bool>,
+    /// Reason code of a disagreement or of no re-derivation (`classify::Reason`; sentence via `Reason::sentence`).
+    pub disagreement_reason: Option<String>,
+    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
+    /// non_perceivable; `None` when not janky.
+    pub attribution: Option<&'static str>,
 }
 
 fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
     (s.map(|s| s.ts_ns), s.and_then(Slice::end_ns))
 }
 
-/// Builds the per-frame rows in actual-slice order.
-pub fn frame_rows(timeline: &Timeline, frames: &Frames) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
+/// The re-derived labels of a frame as row values: (present type, jank type, severity, agrees, reason).
+type DerivedColumns = (
+    Option<&'static str>,
+    Option<String>,
+    Option<&'static str>,
+    Option<bool>,
+    Option<String>,
+);
+
+fn derived_columns(d: Option<&Derived>) -> DerivedColumns {
+    let label = d.and_then(|d| d.label);
+    (
+        label.map(|l| l.present_type_name()),
+        label.map(|l| l.jank_type_name()),
+        label.map(|l| l.severity_name()),
+        d.and_then(|d| d.agrees),
+        d.and_then(|d| d.reason).map(|r| r.code().to_string()),
+    )
+}
+
+/// Builds the per-frame rows in actual-slice order, with the re-derived labels of `classified` (parallel to
+/// `frames`).
+pub fn frame_rows(
+    timeline: &Timeline,
+    frames: &Frames,
+    classified: &Classification,
+) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
     let actual = |i: usize| timeline.actual.get(i);
     let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
     let mut per_display = vec![0u64; frames.display.len()];
     let mut rows: Vec<FrameRow> = frames
         .surface
         .iter()
-        .filter_map(|f| {
+        .zip(0..)
+        .filter_map(|(f, i)| {
             let s = actual(f.actual)?;
+            let d = classified.surface.get(i);
+            let (
+                derived_present_type,
+                derived_jank_type,
+                derived_severity,
+                agrees,
+                disagreement_reason,
+            ) = derived_columns(d);
             let (exp_start, exp_end) = bounds(expected(f.expected));
-            let df = f.display.and_then(|d| frames.display.get(d)).and_then(|d| actual(d.actual));
+            let df = f
+                .display
+                .and_then(|d| frames.display.get(d))
+                .and_then(|d| actual(d.actual));
             if let Some(count) = f.display.and_then(|d| per_display.get_mut(d)) {
                 *count += 1;
             }
@@ -145,6 +218,14 @@ pub fn frame_rows(timeline: &Timeline, frames: &Frames) -> (Vec<FrameRow>, Vec<D
                 dropped: s.is_dropped(),
                 display_frame_jank_type: df.map(Slice::jank_type),
                 display_frame_present_type: df.map(Slice::present_type),
+                expected_present_ns: d.and_then(|d| d.expected_present_ns),
+                early_durations: d.is_some_and(|d| d.early_durations),
+                derived_present_type,
+                derived_jank_type,
+                derived_severity,
+                agrees,
+                disagreement_reason,
+                attribution: attribution(s.jank_bits(), false),
             })
         })
         .collect();
@@ -153,8 +234,16 @@ pub fn frame_rows(timeline: &Timeline, frames: &Frames) -> (Vec<FrameRow>, Vec<D
         .display
         .iter()
         .zip(per_display)
-        .filter_map(|(d, surface_frames)| {
+        .zip(&classified.display)
+        .filter_map(|((d, surface_frames), derived)| {
             let s = actual(d.actual)?;
+            let (
+                derived_present_type,
+                derived_jank_type,
+                derived_severity,
+                agrees,
+                disagreement_reason,
+            ) = derived_columns(Some(derived));
             let (exp_start, exp_end) = bounds(expected(d.expected));
             Some(DisplayFrameRow {
                 pid: s.pid,
@@ -172,6 +261,14 @@ pub fn frame_rows(timeline: &Timeline, frames: &Frames) -> (Vec<FrameRow>, Vec<D
                 jank_severity_type: s.severity(),
                 prediction_type: s.prediction_type(),
                 surface_frames,
+                expected_present_ns: derived.expected_present_ns,
+                early_durations: derived.early_durations,
+                derived_present_type,
+                derived_jank_type,
+                derived_severity,
+                agrees,
+                disagreement_reason,
+                attribution: attribution(s.jank_bits(), true),
             })
         })
         .collect();
@@ -183,7 +280,10 @@ fn fill_present_intervals(rows: &mut [FrameRow]) {
     let mut presents: BTreeMap<(i32, String), Vec<i64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| !r.dropped) {
         if let Some(p) = r.present_ns {
-            presents.entry((r.pid, r.layer_name.clone())).or_default().push(p);
+            presents
+                .entry((r.pid, r.layer_name.clone()))
+                .or_default()
+                .push(p);
         }
     }
     for list in presents.values_mut() {
@@ -191,8 +291,14 @@ fn fill_present_intervals(rows: &mut [FrameRow]) {
         list.dedup();
     }
     for r in rows.iter_mut().filter(|r| !r.dropped) {
-        let (Some(p), Some(list)) = (r.present_ns, presents.get(&(r.pid, r.layer_name.clone()))) else { continue };
+        let (Some(p), Some(list)) = (r.present_ns, presents.get(&(r.pid, r.layer_name.clone())))
+        else {
+            continue;
+        };
         let idx = list.partition_point(|x| *x < p);
-        r.present_interval_ns = idx.checked_sub(1).and_then(|i| list.get(i)).map(|prev| p - prev);
+        r.present_interval_ns = idx
+            .checked_sub(1)
+            .and_then(|i| list.get(i))
+            .map(|prev| p - prev);
     }
 }

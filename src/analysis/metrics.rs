@@ -20,8 +20,14 @@ const SF_JANK: [&str; 5] = [
     "Display HAL",
 ];
 const DROPPED: &str = "Dropped Frame";
-const PRESENT_TYPES: [&str; 6] =
-    ["Unspecified Present", "On-time Present", "Late Present", "Early Present", "Dropped Frame", "Unknown Present"];
+const PRESENT_TYPES: [&str; 6] = [
+    "Unspecified Present",
+    "On-time Present",
+    "Late Present",
+    "Early Present",
+    "Dropped Frame",
+    "Unknown Present",
+];
 
 /// Frames (distinct tokens) of one jank-type component, split by present type (metric `jank_types`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -48,7 +54,7 @@ pub struct JankTypeCount {
 /// One process of Perfetto's `android_frame_timeline_metric`. Counts are distinct tokens over all the process's
 /// actual slices; durations (ns) are over slice rows, dropped frames excluded, `dur = -1` rows included as
 /// Perfetto does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProcessMetrics {
     /// Process id.
     pub pid: i32,
@@ -153,7 +159,11 @@ impl MetricRow {
 }
 
 fn distinct(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> u64 {
-    rows.iter().filter(|r| flag(r)).map(|r| r.token).collect::<BTreeSet<_>>().len() as u64
+    rows.iter()
+        .filter(|r| flag(r))
+        .map(|r| r.token)
+        .collect::<BTreeSet<_>>()
+        .len() as u64
 }
 
 /// Σ over tokens of max(flag) × max|score| (Perfetto's weighted missed frames).
@@ -164,7 +174,10 @@ fn weighted(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> f64 {
         e.0 |= flag(r);
         e.1 = e.1.max(r.score);
     }
-    per_token.values().filter(|(f, _)| *f).map(|(_, s)| s).sum()
+    per_token
+        .values()
+        .filter(|(f, _)| *f)
+        .fold(0.0, |acc, (_, s)| acc + s)
 }
 
 fn jank_type_counts(rows: &[MetricRow]) -> Vec<JankTypeCount> {
@@ -185,7 +198,8 @@ fn jank_type_counts(rows: &[MetricRow]) -> Vec<JankTypeCount> {
     by_type
         .into_iter()
         .map(|(t, sets)| {
-            let [total, unspecified, on_time, late, early, dropped, unknown] = sets.map(|s| s.len() as u64);
+            let [total, unspecified, on_time, late, early, dropped, unknown] =
+                sets.map(|s| s.len() as u64);
             JankTypeCount {
                 jank_type: t.to_string(),
                 total_count: total,
@@ -213,8 +227,10 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
             let mut durs: Vec<i64> = rows.iter().filter_map(|r| r.dur_ns).collect();
             durs.sort_unstable();
             let durs_ms: Vec<f64> = durs.iter().map(|d| *d as f64 / 1e6).collect();
-            let avg = (!durs.is_empty())
-                .then(|| (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64) as i64);
+            let avg = (!durs.is_empty()).then(|| {
+                (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64)
+                    as i64
+            });
             let process = timeline.processes.get(pid);
             ProcessMetrics {
                 pid: *pid,
@@ -255,7 +271,7 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
 }
 
 /// ftl's per-layer summary of actual SurfaceFrames (one per process × layer).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LayerSummary {
     /// Owning process id.
     pub pid: i32,
@@ -307,7 +323,10 @@ pub struct LayerSummary {
 pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSummary> {
     let mut groups: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
     for r in rows {
-        groups.entry((r.pid, r.layer_name.as_str())).or_default().push(r);
+        groups
+            .entry((r.pid, r.layer_name.as_str()))
+            .or_default()
+            .push(r);
     }
     groups
         .into_iter()
@@ -315,14 +334,23 @@ pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSu
         .collect()
 }
 
-fn summarize_layer(pid: i32, layer: &str, frames: &[&FrameRow], period_ns: Option<i64>) -> LayerSummary {
+fn summarize_layer(
+    pid: i32,
+    layer: &str,
+    frames: &[&FrameRow],
+    period_ns: Option<i64>,
+) -> LayerSummary {
     let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
     let janky = count(&|r| r.jank_tag.is_janky());
     let mut jank_tags: BTreeMap<String, u64> = BTreeMap::new();
     let mut components: BTreeMap<String, u64> = BTreeMap::new();
     for r in frames {
         *jank_tags.entry(r.jank_tag.name().to_string()).or_default() += 1;
-        for c in r.jank_type.split(", ").filter(|c| !matches!(*c, "None" | "")) {
+        for c in r
+            .jank_type
+            .split(", ")
+            .filter(|c| !matches!(*c, "None" | ""))
+        {
             *components.entry(c.to_string()).or_default() += 1;
         }
     }
@@ -334,9 +362,19 @@ fn summarize_layer(pid: i32, layer: &str, frames: &[&FrameRow], period_ns: Optio
         v.sort_by(f64::total_cmp);
         v
     };
-    let durs = sorted_ms(frames.iter().filter(|r| !r.dropped && r.dur_ns >= 0).map(|r| r.dur_ns).collect());
+    let durs = sorted_ms(
+        frames
+            .iter()
+            .filter(|r| !r.dropped && r.dur_ns >= 0)
+            .map(|r| r.dur_ns)
+            .collect(),
+    );
     let overruns = sorted_ms(frames.iter().filter_map(|r| r.overrun_ns).collect());
-    let mut presents: Vec<i64> = frames.iter().filter(|r| !r.dropped).filter_map(|r| r.present_ns).collect();
+    let mut presents: Vec<i64> = frames
+        .iter()
+        .filter(|r| !r.dropped)
+        .filter_map(|r| r.present_ns)
+        .collect();
     presents.sort_unstable();
     presents.dedup();
     let fps = match (presents.first(), presents.last()) {
@@ -349,16 +387,26 @@ fn summarize_layer(pid: i32, layer: &str, frames: &[&FrameRow], period_ns: Optio
     });
     LayerSummary {
         pid,
-        process_name: frames.first().map_or_else(String::new, |r| r.process_name.clone()),
+        process_name: frames
+            .first()
+            .map_or_else(String::new, |r| r.process_name.clone()),
         layer_name: layer.to_string(),
         frames: frames.len() as u64,
         janky_frames: janky,
-        janky_pct: if frames.is_empty() { 0.0 } else { janky as f64 * 100.0 / frames.len() as f64 },
+        janky_pct: if frames.is_empty() {
+            0.0
+        } else {
+            janky as f64 * 100.0 / frames.len() as f64
+        },
         app_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::SelfJank),
         sf_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::OtherJank),
         dropped_frames: count(&|r| r.jank_tag == crate::model::JankTag::DroppedFrame),
         stuffed_frames: count(&|r| {
-            matches!(r.jank_tag, crate::model::JankTag::BufferStuffing | crate::model::JankTag::SurfaceFlingerStuffing)
+            matches!(
+                r.jank_tag,
+                crate::model::JankTag::BufferStuffing
+                    | crate::model::JankTag::SurfaceFlingerStuffing
+            )
         }),
         jank_tags,
         top_jank_types: top,
@@ -392,7 +440,11 @@ pub fn chromium_jank(presents_ns: &[i64], period_ns: i64) -> (u64, Option<i64>) 
         .filter_map(|w| Some((w.get(1)? - w.first()?).round().max(0.0)))
         .filter(|j| *j > 0.0 && *j < 20.0)
         .count() as u64;
-    let max_frame_delay = lengths.iter().copied().reduce(f64::max).map(|m| m.round() as i64);
+    let max_frame_delay = lengths
+        .iter()
+        .copied()
+        .reduce(f64::max)
+        .map(|m| m.round() as i64);
     (jank_count, max_frame_delay)
 }
 

@@ -5,6 +5,7 @@ pub mod explain;
 pub mod frames;
 pub mod metrics;
 pub mod percentile;
+pub mod slices;
 pub mod vsync;
 
 use crate::decode::DecodeSummary;
@@ -17,7 +18,7 @@ use serde::Serialize;
 use vsync::VsyncModel;
 
 /// Facts about the trace as a whole.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TraceFacts {
     /// Path as given.
     pub path: String,
@@ -50,7 +51,7 @@ pub struct TraceFacts {
 }
 
 /// Data-quality findings; never fatal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Diagnostics {
     /// Importer counters (Perfetto's stats plus ftl's).
     #[serde(flatten)]
@@ -76,6 +77,8 @@ pub struct Report {
     pub trace: TraceFacts,
     /// Vsync model.
     pub vsync: VsyncModel,
+    /// Agreement of ftl's re-derived jank labels with SurfaceFlinger's.
+    pub agreement: classify::Agreement,
     /// Perfetto's `android_frame_timeline_metric`, per process.
     pub processes: Vec<ProcessMetrics>,
     /// The metric's totals.
@@ -109,7 +112,13 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { process: None, layer: None, present_threshold_ns: 2_000_000, vsync_period_ns: None, sf_rules: None }
+        Config {
+            process: None,
+            layer: None,
+            present_threshold_ns: 2_000_000,
+            vsync_period_ns: None,
+            sf_rules: None,
+        }
     }
 }
 
@@ -127,8 +136,17 @@ fn clock_name(id: u32) -> String {
 pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
     let timeline = &trace.timeline;
     let linked = timeline.link();
-    let vsync = vsync::infer_vsync(timeline);
-    let (mut frames, display_frames) = frames::frame_rows(timeline, &linked);
+    let vsync = vsync::infer_vsync(timeline, config.vsync_period_ns);
+    let rules = config.sf_rules.map_or_else(
+        || classify::SfRules::detect(timeline, &trace.decode.frame_timeline_clock_ids),
+        |r| (r, "forced".to_string()),
+    );
+    let options = classify::Options {
+        present_threshold_ns: config.present_threshold_ns,
+        rules,
+    };
+    let classified = classify::classify_trace(timeline, &linked, &vsync, &options);
+    let (mut frames, display_frames) = frames::frame_rows(timeline, &linked, &classified);
     let (mut processes, totals) = metrics::frame_timeline_metric(timeline);
     if let Some(p) = &config.process {
         processes.retain(|m| m.name.contains(p.as_str()) || m.pid.to_string() == *p);
@@ -140,7 +158,10 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
     let layers = metrics::layer_summaries(&frames, vsync.period_ns);
     let all = timeline.expected.iter().chain(&timeline.actual);
     let first_ts_ns = all.clone().map(|s| s.ts_ns).min().unwrap_or(0);
-    let last_ts_ns = all.map(|s| s.end_ns().unwrap_or(s.ts_ns)).max().unwrap_or(0);
+    let last_ts_ns = all
+        .map(|s| s.end_ns().unwrap_or(s.ts_ns))
+        .max()
+        .unwrap_or(0);
     let d = &trace.decode;
     let surface_total = linked.surface.len() as u64;
     let facts = TraceFacts {
@@ -152,9 +173,20 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         first_ts_ns,
         last_ts_ns,
         span_ms: (last_ts_ns - first_ts_ns) as f64 / 1e6,
-        device_fingerprint: timeline.system_info.as_ref().and_then(|s| s.android_build_fingerprint.clone()),
-        android_sdk_version: timeline.system_info.as_ref().and_then(|s| s.android_sdk_version),
-        frame_timeline_clock: d.frame_timeline_clock_ids.iter().map(|c| clock_name(*c)).collect::<Vec<_>>().join(", "),
+        device_fingerprint: timeline
+            .system_info
+            .as_ref()
+            .and_then(|s| s.android_build_fingerprint.clone()),
+        android_sdk_version: timeline
+            .system_info
+            .as_ref()
+            .and_then(|s| s.android_sdk_version),
+        frame_timeline_clock: d
+            .frame_timeline_clock_ids
+            .iter()
+            .map(|c| clock_name(*c))
+            .collect::<Vec<_>>()
+            .join(", "),
         trace_clock: clock_name(d.trace_clock),
         display_frames: linked.display.len() as u64,
         surface_frames: surface_total,
@@ -165,10 +197,28 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         malformed_packets: d.malformed_packets,
         events_outside_trace_clock: d.unconvertible_timestamps,
         events_without_timestamp: d.missing_timestamps,
-        surface_frames_without_display_frame: linked.surface.iter().filter(|s| s.display.is_none()).count() as u64,
-        surface_frames_without_expected: linked.surface.iter().filter(|s| s.expected.is_none()).count() as u64,
+        surface_frames_without_display_frame: linked
+            .surface
+            .iter()
+            .filter(|s| s.display.is_none())
+            .count() as u64,
+        surface_frames_without_expected: linked
+            .surface
+            .iter()
+            .filter(|s| s.expected.is_none())
+            .count() as u64,
     };
-    Report { trace: facts, vsync, processes, totals, layers, diagnostics, frames, display_frames }
+    Report {
+        trace: facts,
+        vsync,
+        agreement: classified.agreement,
+        processes,
+        totals,
+        layers,
+        diagnostics,
+        frames,
+        display_frames,
+    }
 }
 
 /// Convenience for callers that have only a `Timeline` (tests): analyses it as an in-memory trace.

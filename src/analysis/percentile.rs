@@ -6,7 +6,11 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     let last = sorted.len().checked_sub(1)?;
     let ix = p / 100.0 * last as f64;
     let lo = ix.floor() as usize;
-    let hi = if ix == lo as f64 || lo == last { lo } else { lo + 1 };
+    let hi = if ix == lo as f64 || lo == last {
+        lo
+    } else {
+        lo + 1
+    };
     let (a, b) = (*sorted.get(lo)?, *sorted.get(hi)?);
     Some(a + (b - a) * (ix - lo as f64))
 }

@@ -1,1 +1,333 @@
-//! cli
+//! The `ftl` command line (clap derive): argument types, the subcommands, and exit codes. The only module that
+//! knows argv, the terminal and exit codes.
+
+use crate::analysis::{self, explain, slices, Config, Report};
+use crate::error::{Error, Result};
+use crate::output::table::{to_dataframe, write_table, TableFormat};
+use crate::output::text;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces.
+///
+/// ftl reads a Perfetto trace (plain, gzip, or with compressed packets) recorded with the
+/// `android.surfaceflinger.frametimeline` data source (Android 12+), rebuilds SurfaceFlinger's Expected and
+/// Actual timelines exactly as Perfetto's trace processor does, links every app frame (SurfaceFrame) to the
+/// DisplayFrame that put it on screen, and reports jank per process and per layer.
+#[derive(Debug, Parser)]
+#[command(name = "ftl", version, about, long_about, after_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+const EXAMPLES: &str = "Examples:
+  ftl analyze trace.perfetto-trace                 # the report: verdict, per process, per layer
+  ftl analyze trace.pftrace --format json -o r.json
+  ftl analyze trace.pftrace --process com.example --layer '*MainActivity*'
+  ftl slices trace.pftrace --timeline actual        # Perfetto's actual_frame_timeline_slice as CSV
+  ftl frames trace.pftrace -o frames.parquet --format parquet
+  ftl explain 'Buffer Stuffing'";
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report jank per process and per layer: Perfetto's android_frame_timeline_metric numbers, present-based
+    /// FPS, frame-time percentiles, overruns, and data-quality diagnostics.
+    Analyze(AnalyzeArgs),
+    /// Print Perfetto's expected_frame_timeline_slice or actual_frame_timeline_slice table, row for row.
+    Slices(SlicesArgs),
+    /// One row per actual SurfaceFrame joined with its expected slice and the DisplayFrame that presented it
+    /// (present time, overrun, app vsync delay, present interval, all labels).
+    Frames(FramesArgs),
+    /// Explain jank types in plain words (all of them, or the one given).
+    Explain(ExplainArgs),
+}
+
+/// Options shared by every command that reads one trace.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// The trace file (.perfetto-trace, .pftrace, .pb; gzip is detected from the content).
+    pub trace: PathBuf,
+}
+
+/// Analysis options.
+#[derive(Debug, Args)]
+pub struct AnalysisArgs {
+    /// Keep only processes whose name contains NAME (or whose pid is NAME).
+    #[arg(long, value_name = "NAME")]
+    pub process: Option<String>,
+    /// Keep only layers matching GLOB (e.g. '*MainActivity*').
+    #[arg(long, value_name = "GLOB")]
+    pub layer: Option<String>,
+    /// Present threshold of the jank classifier in ms: |actual − expected present| above it is late/early.
+    #[arg(long, value_name = "MS", default_value_t = 2.0)]
+    pub present_threshold: f64,
+    /// Vsync period in ms, instead of inferring it from the trace (VRR displays, odd traces).
+    #[arg(long, value_name = "MS", conflicts_with = "refresh_rate")]
+    pub vsync_period: Option<f64>,
+    /// Refresh rate in Hz, instead of inferring the vsync period from the trace.
+    #[arg(long, value_name = "HZ")]
+    pub refresh_rate: Option<f64>,
+    /// Apply one Android release's SurfaceFlinger jank rules (a12, a13, a14, a15, a16) instead of the ones the
+    /// trace shows.
+    #[arg(long, value_name = "RULES")]
+    pub sf_rules: Option<analysis::classify::SfRules>,
+}
+
+/// Report formats of `ftl analyze`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned terminal tables.
+    Text,
+    /// One JSON object: {"trace", "vsync", "processes", "totals", "layers", "diagnostics", ...}.
+    Json,
+    /// One CSV file per table under -o DIR.
+    Csv,
+    /// One Parquet file per table under -o DIR.
+    Parquet,
+}
+
+/// Table formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// CSV with a header row; absent values are empty fields.
+    Csv,
+    /// A JSON array of row objects.
+    Json,
+    /// Apache Parquet (needs -o).
+    Parquet,
+}
+
+impl From<Format> for TableFormat {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Csv => TableFormat::Csv,
+            Format::Json => TableFormat::Json,
+            Format::Parquet => TableFormat::Parquet,
+        }
+    }
+}
+
+/// `ftl analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    trace: TraceArgs,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+    /// Output file (text, json) or directory (csv, parquet); stdout if omitted for text and json.
+    #[arg(short, long, value_name = "PATH")]
+    output: Option<PathBuf>,
+}
+
+/// Which Perfetto frame timeline table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Timeline {
+    /// expected_frame_timeline_slice: what SurfaceFlinger predicted.
+    Expected,
+    /// actual_frame_timeline_slice: what happened, with the jank labels.
+    Actual,
+}
+
+/// `ftl slices`.
+#[derive(Debug, Args)]
+pub struct SlicesArgs {
+    #[command(flatten)]
+    trace: TraceArgs,
+    /// The table.
+    #[arg(long, value_enum)]
+    timeline: Timeline,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    format: Format,
+    /// Output file (stdout if omitted; Parquet needs a file).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// `ftl frames`.
+#[derive(Debug, Args)]
+pub struct FramesArgs {
+    #[command(flatten)]
+    trace: TraceArgs,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+    /// One row per actual DisplayFrame instead of per SurfaceFrame.
+    #[arg(long)]
+    display_frames: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    format: Format,
+    /// Output file (stdout if omitted; Parquet needs a file).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// `ftl explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A jank type as Perfetto names it (e.g. 'App Deadline Missed'); all of them if omitted.
+    jank_type: Option<String>,
+}
+
+impl AnalysisArgs {
+    fn config(&self) -> Result<Config> {
+        let layer = self
+            .layer
+            .as_deref()
+            .map(glob::Pattern::new)
+            .transpose()
+            .map_err(|e| Error::Usage(format!("--layer: invalid glob: {e}")))?;
+        let positive = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(Error::Usage(format!(
+                    "{name} must be a positive number, got {v}"
+                )))
+            }
+        };
+        let vsync_period_ns = match (self.vsync_period, self.refresh_rate) {
+            (Some(ms), _) => Some((positive("--vsync-period", ms)? * 1e6).round() as i64),
+            (None, Some(hz)) => Some((1e9 / positive("--refresh-rate", hz)?).round() as i64),
+            (None, None) => None,
+        };
+        if !(self.present_threshold.is_finite() && self.present_threshold >= 0.0) {
+            return Err(Error::Usage(format!(
+                "--present-threshold must be ≥ 0 ms, got {}",
+                self.present_threshold
+            )));
+        }
+        Ok(Config {
+            process: self.process.clone(),
+            layer,
+            present_threshold_ns: (self.present_threshold * 1e6).round() as i64,
+            vsync_period_ns,
+            sf_rules: self.sf_rules,
+        })
+    }
+}
+
+/// Loads and analyses one trace.
+pub fn analyze_path(path: &Path, config: &Config) -> Result<Report> {
+    let trace = crate::load_path(path)?;
+    Ok(analysis::analyze(
+        &trace,
+        &path.display().to_string(),
+        config,
+    ))
+}
+
+/// Runs a parsed command line; the exit code of a success (errors are mapped in [`exit_code`]).
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Analyze(a) => {
+            let report = analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            write_report(&report, a.format, a.output.as_deref())?;
+        }
+        Command::Slices(a) => {
+            let trace = crate::load_path(&a.trace.trace)?;
+            let mut df = match a.timeline {
+                Timeline::Expected => to_dataframe(&slices::expected_rows(&trace.timeline))?,
+                Timeline::Actual => to_dataframe(&slices::actual_rows(&trace.timeline))?,
+            };
+            write_table(&mut df, a.format.into(), a.output.as_deref())?;
+        }
+        Command::Frames(a) => {
+            let report = analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let mut df = if a.display_frames {
+                to_dataframe(&report.display_frames)?
+            } else {
+                to_dataframe(&report.frames)?
+            };
+            write_table(&mut df, a.format.into(), a.output.as_deref())?;
+        }
+        Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_explanations(jank_type: Option<&str>) -> Result<()> {
+    match jank_type {
+        Some(name) => match explain::explain(name) {
+            Some(text) => println!("{name}: {text}"),
+            None => {
+                let known: Vec<&str> = explain::JANK_EXPLANATIONS.iter().map(|(n, _)| *n).collect();
+                return Err(Error::Usage(format!(
+                    "unknown jank type '{name}'; known: {}",
+                    known.join(", ")
+                )));
+            }
+        },
+        None => {
+            for (name, text) in explain::JANK_EXPLANATIONS {
+                println!("{name}\n    {text}\n");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_report(report: &Report, format: ReportFormat, output: Option<&Path>) -> Result<()> {
+    let write_text = |body: String| match output {
+        Some(p) => std::fs::write(p, body).map_err(|e| Error::Output {
+            path: p.to_path_buf(),
+            cause: e.to_string(),
+        }),
+        None => {
+            print!("{body}");
+            Ok(())
+        }
+    };
+    match format {
+        ReportFormat::Text => write_text(text::render(report)),
+        ReportFormat::Json => {
+            let json = serde_json::to_string_pretty(report).map_err(|e| Error::Output {
+                path: output.unwrap_or(Path::new("<stdout>")).into(),
+                cause: e.to_string(),
+            })?;
+            write_text(json + "\n")
+        }
+        ReportFormat::Csv | ReportFormat::Parquet => {
+            let dir = output.ok_or_else(|| {
+                Error::Usage("--format csv/parquet writes one file per table: give -o DIR".into())
+            })?;
+            let format = if format == ReportFormat::Csv {
+                TableFormat::Csv
+            } else {
+                TableFormat::Parquet
+            };
+            std::fs::create_dir_all(dir).map_err(|e| Error::Output {
+                path: dir.to_path_buf(),
+                cause: e.to_string(),
+            })?;
+            for (name, mut df) in crate::output::report_tables(report)? {
+                write_table(
+                    &mut df,
+                    format,
+                    Some(&dir.join(format!("{name}.{}", format.extension()))),
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Maps a result to the process exit code: 0 ok (also when stdout was closed early, e.g. `| head`),
+/// 2 for errors (usage or fatal), after printing the one-line message to stderr.
+pub fn exit_code(result: Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ftl: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -37,14 +37,18 @@ impl ClockConverter {
         let mut best: Option<(u64, u64)> = None;
         for snapshot in &self.snapshots {
             let reading = |id: u32| snapshot.iter().find(|(c, _)| *c == id).map(|(_, ts)| *ts);
-            let (Some(src), Some(dst)) = (reading(clock_id), reading(target)) else { continue };
+            let (Some(src), Some(dst)) = (reading(clock_id), reading(target)) else {
+                continue;
+            };
             first.get_or_insert((src, dst));
             if src <= value_ns && best.is_none_or(|(b, _)| src >= b) {
                 best = Some((src, dst));
             }
         }
         let (src, dst) = best.or(first)?;
-        Some(saturate(i128::from(value_ns) - i128::from(src) + i128::from(dst)))
+        Some(saturate(
+            i128::from(value_ns) - i128::from(src) + i128::from(dst),
+        ))
     }
 }
 

@@ -18,11 +18,17 @@ pub enum SliceKind {
 impl SliceKind {
     /// True for the two expected (predicted) kinds.
     pub fn is_expected(self) -> bool {
-        matches!(self, SliceKind::ExpectedDisplayFrame | SliceKind::ExpectedSurfaceFrame)
+        matches!(
+            self,
+            SliceKind::ExpectedDisplayFrame | SliceKind::ExpectedSurfaceFrame
+        )
     }
     /// True for the two DisplayFrame kinds.
     pub fn is_display(self) -> bool {
-        matches!(self, SliceKind::ExpectedDisplayFrame | SliceKind::ActualDisplayFrame)
+        matches!(
+            self,
+            SliceKind::ExpectedDisplayFrame | SliceKind::ActualDisplayFrame
+        )
     }
 }
 

@@ -61,7 +61,10 @@ pub struct DecodeError {
 /// A stream that ends inside a packet (a truncated file) is not an error: the events read are kept and
 /// [`DecodeSummary::truncated_at`] is set. Errors: bytes that are not a `Trace` (first packet), broken framing
 /// later on, read errors (including corrupt gzip).
-pub fn decode<R: BufRead>(reader: R, sink: &mut dyn FnMut(Event)) -> Result<DecodeSummary, DecodeError> {
+pub fn decode<R: BufRead>(
+    reader: R,
+    sink: &mut dyn FnMut(Event),
+) -> Result<DecodeSummary, DecodeError> {
     let mut decoder = packets::PacketDecoder::new(sink);
     decoder.run(reader)?;
     Ok(decoder.summary)

@@ -4,9 +4,9 @@
 
 use super::clock::ClockConverter;
 use super::event::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
-use super::proto;
 use flate2::bufread::ZlibDecoder;
 use prost::Message;
 use std::collections::HashMap;
@@ -74,12 +74,20 @@ impl<'s> PacketDecoder<'s> {
     }
 
     /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`.
-    fn packets<R: BufRead>(&mut self, wire: &mut WireReader<R>, depth: u32) -> Result<(), DecodeError> {
+    fn packets<R: BufRead>(
+        &mut self,
+        wire: &mut WireReader<R>,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
         let mut fields = PacketFields::default();
         loop {
             let packet = self.summary.packets;
             let start = wire.offset();
-            let fail = |offset: u64, kind: String| DecodeError { offset, packet, kind };
+            let fail = |offset: u64, kind: String| DecodeError {
+                offset,
+                packet,
+                kind,
+            };
             match wire.at_eof() {
                 Ok(true) => return Ok(()),
                 Ok(false) => {}
@@ -89,7 +97,11 @@ impl<'s> PacketDecoder<'s> {
                 Ok(len) => len,
                 Err(WireError::Truncated) => return self.truncated(start, depth),
                 Err(e) => {
-                    let what = if packet == 0 { "not a Perfetto trace: " } else { "broken packet framing: " };
+                    let what = if packet == 0 {
+                        "not a Perfetto trace: "
+                    } else {
+                        "broken packet framing: "
+                    };
                     return Err(fail(start, format!("{what}{}", describe(e))));
                 }
             };
@@ -111,7 +123,10 @@ impl<'s> PacketDecoder<'s> {
                 Err(e) => return Err(fail(wire.offset(), describe(e))),
             }
             if wire.offset() != end {
-                return Err(fail(start, "packet fields overrun the packet length".into()));
+                return Err(fail(
+                    start,
+                    "packet fields overrun the packet length".into(),
+                ));
             }
             self.handle(&fields, depth)?;
         }
@@ -138,7 +153,11 @@ impl<'s> PacketDecoder<'s> {
         if let Some(bytes) = &fields.clock_snapshot {
             match proto::ClockSnapshot::decode(bytes.as_slice()) {
                 Ok(s) => {
-                    let clocks = s.clocks.iter().filter_map(|c| Some((c.clock_id?, c.timestamp?))).collect();
+                    let clocks = s
+                        .clocks
+                        .iter()
+                        .filter_map(|c| Some((c.clock_id?, c.timestamp?)))
+                        .collect();
                     self.clock.add_snapshot(clocks, s.primary_trace_clock);
                     self.flush_pending();
                 }
@@ -150,7 +169,11 @@ impl<'s> PacketDecoder<'s> {
                 Ok(tree) => {
                     for p in tree.processes {
                         if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
-                            (self.sink)(Event::Process { pid, name, uid: p.uid });
+                            (self.sink)(Event::Process {
+                                pid,
+                                name,
+                                uid: p.uid,
+                            });
                         }
                     }
                 }
@@ -174,10 +197,14 @@ impl<'s> PacketDecoder<'s> {
             let inflated = BufReader::new(ZlibDecoder::new(bytes.as_slice()));
             let mut inner = WireReader::new(inflated);
             let outer_packet = self.summary.packets.saturating_sub(1);
-            self.packets(&mut inner, depth + 1).map_err(|e| DecodeError {
-                kind: format!("in compressed_packets of packet #{outer_packet}: {}", e.kind),
-                ..e
-            })?;
+            self.packets(&mut inner, depth + 1)
+                .map_err(|e| DecodeError {
+                    kind: format!(
+                        "in compressed_packets of packet #{outer_packet}: {}",
+                        e.kind
+                    ),
+                    ..e
+                })?;
         }
         Ok(())
     }
@@ -187,8 +214,13 @@ impl<'s> PacketDecoder<'s> {
             self.summary.missing_timestamps += 1;
             return;
         };
-        let seq_default = fields.sequence_id.and_then(|s| self.default_clock.get(&s).copied());
-        let clock = fields.clock_id.or(seq_default).unwrap_or(self.clock.trace_clock());
+        let seq_default = fields
+            .sequence_id
+            .and_then(|s| self.default_clock.get(&s).copied());
+        let clock = fields
+            .clock_id
+            .or(seq_default)
+            .unwrap_or(self.clock.trace_clock());
         self.summary.frame_timeline_clock_ids.insert(clock);
         match self.clock.to_trace(clock, raw) {
             Some(ts_ns) => (self.sink)(Event::FrameTimeline { ts_ns, event }),
@@ -217,13 +249,19 @@ fn read_packet_header<R: BufRead>(wire: &mut WireReader<R>) -> Result<u64, WireE
     }
     let len = wire.varint()?;
     if len > MAX_PACKET_BYTES {
-        return Err(WireError::Malformed(format!("implausible packet length {len}")));
+        return Err(WireError::Malformed(format!(
+            "implausible packet length {len}"
+        )));
     }
     Ok(len)
 }
 
 /// Reads the fields of one packet of `len` bytes, copying only the ones ftl needs.
-fn read_fields<R: BufRead>(wire: &mut WireReader<R>, len: u64, f: &mut PacketFields) -> Result<(), WireError> {
+fn read_fields<R: BufRead>(
+    wire: &mut WireReader<R>,
+    len: u64,
+    f: &mut PacketFields,
+) -> Result<(), WireError> {
     *f = PacketFields::default();
     let end = wire.offset() + len;
     while wire.offset() < end {
@@ -250,16 +288,22 @@ fn read_fields<R: BufRead>(wire: &mut WireReader<R>, len: u64, f: &mut PacketFie
             }
         };
         if wire_type != LEN {
-            return Err(WireError::Malformed(format!("field {field} has wire type {wire_type}")));
+            return Err(WireError::Malformed(format!(
+                "field {field} has wire type {wire_type}"
+            )));
         }
         let n = wire.varint()?;
         if wire.offset() + n > end {
-            return Err(WireError::Malformed(format!("field {field} overruns its packet")));
+            return Err(WireError::Malformed(format!(
+                "field {field} overruns its packet"
+            )));
         }
         wire.read_into(n, slot.get_or_insert_with(Vec::new))?;
     }
     if wire.offset() > end {
-        return Err(WireError::Malformed("last field overruns its packet".into()));
+        return Err(WireError::Malformed(
+            "last field overruns its packet".into(),
+        ));
     }
     Ok(())
 }
@@ -286,14 +330,28 @@ fn system_info(info: proto::SystemInfo) -> SystemInfo {
 fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
     use proto::frame_timeline_event::Event as E;
     let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
-        FrameTimelineEvent::Start(FrameStart { kind, cookie, token, display_frame_token, pid, layer_name, labels })
+        FrameTimelineEvent::Start(FrameStart {
+            kind,
+            cookie,
+            token,
+            display_frame_token,
+            pid,
+            layer_name,
+            labels,
+        })
     };
     match ev.event {
         None => FrameTimelineEvent::Empty,
         Some(E::FrameEnd(e)) => FrameTimelineEvent::End { cookie: e.cookie },
-        Some(E::ExpectedDisplayFrameStart(e)) => {
-            start(SliceKind::ExpectedDisplayFrame, e.cookie, e.token, None, e.pid, None, FrameLabels::default())
-        }
+        Some(E::ExpectedDisplayFrameStart(e)) => start(
+            SliceKind::ExpectedDisplayFrame,
+            e.cookie,
+            e.token,
+            None,
+            e.pid,
+            None,
+            FrameLabels::default(),
+        ),
         Some(E::ExpectedSurfaceFrameStart(e)) => start(
             SliceKind::ExpectedSurfaceFrame,
             e.cookie,
@@ -315,7 +373,15 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
                 present_delay_millis: e.present_delay_millis,
                 jank_severity_score: e.jank_severity_score,
             };
-            start(SliceKind::ActualDisplayFrame, e.cookie, e.token, None, e.pid, None, labels)
+            start(
+                SliceKind::ActualDisplayFrame,
+                e.cookie,
+                e.token,
+                None,
+                e.pid,
+                None,
+                labels,
+            )
         }
         Some(E::ActualSurfaceFrameStart(e)) => {
             let labels = FrameLabels {
@@ -329,7 +395,15 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
                 present_delay_millis: e.present_delay_millis,
                 jank_severity_score: e.jank_severity_score,
             };
-            start(SliceKind::ActualSurfaceFrame, e.cookie, e.token, e.display_frame_token, e.pid, e.layer_name, labels)
+            start(
+                SliceKind::ActualSurfaceFrame,
+                e.cookie,
+                e.token,
+                e.display_frame_token,
+                e.pid,
+                e.layer_name,
+                labels,
+            )
         }
     }
 }

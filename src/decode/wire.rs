@@ -82,7 +82,9 @@ impl<R: BufRead> WireReader<R> {
         let field = key >> 3;
         let wire_type = (key & 7) as u8;
         if field == 0 || field > u64::from(u32::MAX >> 3) {
-            return Err(WireError::Malformed(format!("invalid field number {field}")));
+            return Err(WireError::Malformed(format!(
+                "invalid field number {field}"
+            )));
         }
         Ok((field as u32, wire_type))
     }
@@ -130,7 +132,9 @@ impl<R: BufRead> WireReader<R> {
                 self.skip(n)
             }
             FIXED32 => self.skip(4),
-            other => Err(WireError::Malformed(format!("unsupported wire type {other}"))),
+            other => Err(WireError::Malformed(format!(
+                "unsupported wire type {other}"
+            ))),
         }
     }
 }

@@ -3,7 +3,9 @@
 //! reused cookies, de-duplication of expected SurfaceFrames per (pid, token), parser-error accounting.
 //! Source: `frame_timeline_event_parser.cc` and `track_compressor.cc`, google/perfetto @ ec5d16b1.
 
-use super::frame::{app_from_layer_name, ImportStats, LayerId, NameSource, Process, Slice, Timeline};
+use super::frame::{
+    app_from_layer_name, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
+};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -13,8 +15,18 @@ const MAX_TS_NS: i64 = i64::MAX - 10_000_000_000;
 /// A FrameTimeline event kept until all are known, with its layer name interned.
 #[derive(Debug, Clone)]
 enum Pending {
-    Start { kind: SliceKind, cookie: i64, token: i64, dft: i64, pid: i32, layer: Option<LayerId>, labels: FrameLabels },
-    End { cookie: i64 },
+    Start {
+        kind: SliceKind,
+        cookie: i64,
+        token: i64,
+        dft: i64,
+        pid: i32,
+        layer: Option<LayerId>,
+        labels: FrameLabels,
+    },
+    End {
+        cookie: i64,
+    },
     Invalid,
 }
 
@@ -55,17 +67,35 @@ impl TimelineBuilder {
 
     fn compact(&mut self, event: FrameTimelineEvent) -> Pending {
         match event {
-            FrameTimelineEvent::Empty | FrameTimelineEvent::End { cookie: None } => Pending::Invalid,
-            FrameTimelineEvent::End { cookie: Some(cookie) } => Pending::End { cookie },
-            FrameTimelineEvent::Start(start) => self.compact_start(start).unwrap_or(Pending::Invalid),
+            FrameTimelineEvent::Empty | FrameTimelineEvent::End { cookie: None } => {
+                Pending::Invalid
+            }
+            FrameTimelineEvent::End {
+                cookie: Some(cookie),
+            } => Pending::End { cookie },
+            FrameTimelineEvent::Start(start) => {
+                self.compact_start(start).unwrap_or(Pending::Invalid)
+            }
         }
     }
 
     /// `None` when a field Perfetto requires is missing.
     fn compact_start(&mut self, s: FrameStart) -> Option<Pending> {
-        let dft = if s.kind.is_display() { s.token? } else { s.display_frame_token? };
+        let dft = if s.kind.is_display() {
+            s.token?
+        } else {
+            s.display_frame_token?
+        };
         let layer = s.layer_name.map(|name| self.intern(name));
-        Some(Pending::Start { kind: s.kind, cookie: s.cookie?, token: s.token?, dft, pid: s.pid?, layer, labels: s.labels })
+        Some(Pending::Start {
+            kind: s.kind,
+            cookie: s.cookie?,
+            token: s.token?,
+            dft,
+            pid: s.pid?,
+            layer,
+            labels: s.labels,
+        })
     }
 
     fn intern(&mut self, name: String) -> LayerId {
@@ -101,23 +131,39 @@ impl TimelineBuilder {
                         stats.unpaired_ends += 1;
                         continue;
                     };
-                    let slices = if is_expected { &mut expected } else { &mut actual };
-                    if let Some(idx) = open.get_mut(&(pid, is_expected, cookie)).and_then(Vec::pop) {
+                    let slices = if is_expected {
+                        &mut expected
+                    } else {
+                        &mut actual
+                    };
+                    if let Some(idx) = open.get_mut(&(pid, is_expected, cookie)).and_then(Vec::pop)
+                    {
                         if let Some(slice) = slices.get_mut(idx) {
                             let s: &mut Slice = slice;
                             s.dur_ns = ts - s.ts_ns;
                         }
                     }
                 }
-                Pending::Start { kind, cookie, token, dft, pid, layer, labels } => {
+                Pending::Start {
+                    kind,
+                    cookie,
+                    token,
+                    dft,
+                    pid,
+                    layer,
+                    labels,
+                } => {
                     let is_expected = kind.is_expected();
                     cookies.insert(cookie, (pid, is_expected));
-                    if kind == SliceKind::ExpectedSurfaceFrame && !expected_surface_seen.insert((pid, token)) {
+                    if kind == SliceKind::ExpectedSurfaceFrame
+                        && !expected_surface_seen.insert((pid, token))
+                    {
                         stats.deduplicated_expected += 1;
                         continue;
                     }
                     let l = labels;
-                    let out_of_range = |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
+                    let out_of_range =
+                        |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
                     if out_of_range(l.present_type, 5)
                         || out_of_range(l.prediction_type, 3)
                         || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
@@ -135,15 +181,32 @@ impl TimelineBuilder {
                         layer,
                         labels,
                     };
-                    let slices = if is_expected { &mut expected } else { &mut actual };
-                    open.entry((pid, is_expected, cookie)).or_default().push(slices.len());
+                    let slices = if is_expected {
+                        &mut expected
+                    } else {
+                        &mut actual
+                    };
+                    open.entry((pid, is_expected, cookie))
+                        .or_default()
+                        .push(slices.len());
                     slices.push(slice);
                 }
             }
         }
-        stats.unterminated_slices = expected.iter().chain(&actual).filter(|s| s.dur_ns < 0).count() as u64;
+        stats.unterminated_slices = expected
+            .iter()
+            .chain(&actual)
+            .filter(|s| s.dur_ns < 0)
+            .count() as u64;
         let processes = identify_processes(&expected, &actual, &self.layer_names, &self.names);
-        Timeline { expected, actual, layer_names: self.layer_names, processes, system_info: self.system_info, stats }
+        Timeline {
+            expected,
+            actual,
+            layer_names: self.layer_names,
+            processes,
+            system_info: self.system_info,
+            stats,
+        }
     }
 }
 
@@ -162,7 +225,11 @@ fn identify_processes(
             display_owners.insert(s.pid);
         }
         let votes = layer_votes.entry(s.pid).or_default();
-        if let Some(app) = s.layer.and_then(|l| layer_names.get(l as usize)).and_then(|n| app_from_layer_name(n)) {
+        if let Some(app) = s
+            .layer
+            .and_then(|l| layer_names.get(l as usize))
+            .and_then(|n| app_from_layer_name(n))
+        {
             *votes.entry(app).or_default() += 1;
         }
     }
@@ -173,13 +240,29 @@ fn identify_processes(
             let (name, name_source, uid) = if let Some((name, uid)) = names.get(&pid) {
                 (name.clone(), NameSource::ProcessTree, *uid)
             } else if is_surfaceflinger {
-                ("surfaceflinger".to_string(), NameSource::SurfaceFlinger, None)
-            } else if let Some((app, _)) = votes.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+                (
+                    "surfaceflinger".to_string(),
+                    NameSource::SurfaceFlinger,
+                    None,
+                )
+            } else if let Some((app, _)) = votes
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            {
                 (app, NameSource::LayerName, None)
             } else {
                 (format!("pid {pid}"), NameSource::Unknown, None)
             };
-            (pid, Process { pid, name, name_source, uid, is_surfaceflinger })
+            (
+                pid,
+                Process {
+                    pid,
+                    name,
+                    name_source,
+                    uid,
+                    is_surfaceflinger,
+                },
+            )
         })
         .collect()
 }

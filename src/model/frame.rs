@@ -72,7 +72,7 @@ impl Slice {
 }
 
 /// Where a process name came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NameSource {
     /// `ProcessTree` cmdline[0], as Perfetto's `process.name`.
@@ -82,6 +82,7 @@ pub enum NameSource {
     /// The pid that owns the DisplayFrames.
     SurfaceFlinger,
     /// Nothing known.
+    #[default]
     Unknown,
 }
 
@@ -163,7 +164,9 @@ pub struct Frames {
 impl Timeline {
     /// A layer's name ("" for a slice without one).
     pub fn layer_name(&self, layer: Option<LayerId>) -> &str {
-        layer.and_then(|l| self.layer_names.get(l as usize)).map_or("", String::as_str)
+        layer
+            .and_then(|l| self.layer_names.get(l as usize))
+            .map_or("", String::as_str)
     }
 
     /// The process name of `pid` ("" if unknown).
@@ -177,13 +180,23 @@ impl Timeline {
     pub fn link(&self) -> Frames {
         let mut expected: HashMap<(bool, i32, i64), usize> = HashMap::new();
         for (i, s) in self.expected.iter().enumerate() {
-            expected.entry((s.kind.is_display(), s.pid, s.token)).or_insert(i);
+            expected
+                .entry((s.kind.is_display(), s.pid, s.token))
+                .or_insert(i);
         }
         let mut display = Vec::new();
         let mut by_token: HashMap<i64, usize> = HashMap::new();
-        for (i, s) in self.actual.iter().enumerate().filter(|(_, s)| s.kind.is_display()) {
+        for (i, s) in self
+            .actual
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind.is_display())
+        {
             let idx = display.len();
-            display.push(DisplayFrame { actual: i, expected: expected.get(&(true, s.pid, s.token)).copied() });
+            display.push(DisplayFrame {
+                actual: i,
+                expected: expected.get(&(true, s.pid, s.token)).copied(),
+            });
             let slot = by_token.entry(s.token).or_insert(idx);
             let current_ended = self.actual[display[*slot].actual].dur_ns >= 0;
             if !current_ended && s.dur_ns >= 0 {
@@ -218,7 +231,15 @@ pub fn app_from_layer_name(layer: &str) -> Option<String> {
         }
     });
     let word = name.split_whitespace().last()?;
-    Some(if word.contains('.') { word } else { name.trim() }.to_string()).filter(|s| !s.is_empty())
+    Some(
+        if word.contains('.') {
+            word
+        } else {
+            name.trim()
+        }
+        .to_string(),
+    )
+    .filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]
@@ -228,10 +249,19 @@ mod tests {
     #[test]
     fn app_names_come_from_layer_names() {
         let f = |s: &str| app_from_layer_name(s);
-        assert_eq!(f("TX - com.pkg/com.pkg.MainActivity#12").as_deref(), Some("com.pkg"));
-        assert_eq!(f("TX - Splash Screen com.pkg.app#1595").as_deref(), Some("com.pkg.app"));
+        assert_eq!(
+            f("TX - com.pkg/com.pkg.MainActivity#12").as_deref(),
+            Some("com.pkg")
+        );
+        assert_eq!(
+            f("TX - Splash Screen com.pkg.app#1595").as_deref(),
+            Some("com.pkg.app")
+        );
         assert_eq!(f("TX - StatusBar#0").as_deref(), Some("StatusBar"));
-        assert_eq!(f("TX - NotificationShade#0").as_deref(), Some("NotificationShade"));
+        assert_eq!(
+            f("TX - NotificationShade#0").as_deref(),
+            Some("NotificationShade")
+        );
         assert_eq!(f(""), None);
     }
 }

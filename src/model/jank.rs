@@ -43,8 +43,14 @@ pub const JANK_NAMES: [(i32, &str); 15] = [
     (bits::SF_SCHEDULING, "SurfaceFlinger Scheduling"),
     (bits::PREDICTION_ERROR, "Prediction Error"),
     (bits::DISPLAY_HAL, "Display HAL"),
-    (bits::SF_CPU_DEADLINE_MISSED, "SurfaceFlinger CPU Deadline Missed"),
-    (bits::SF_GPU_DEADLINE_MISSED, "SurfaceFlinger GPU Deadline Missed"),
+    (
+        bits::SF_CPU_DEADLINE_MISSED,
+        "SurfaceFlinger CPU Deadline Missed",
+    ),
+    (
+        bits::SF_GPU_DEADLINE_MISSED,
+        "SurfaceFlinger GPU Deadline Missed",
+    ),
     (bits::APP_DEADLINE_MISSED, "App Deadline Missed"),
     (bits::APP_RESYNCED_JITTER, "App Resynced Jitter"),
     (bits::BUFFER_STUFFING, "Buffer Stuffing"),
@@ -53,8 +59,14 @@ pub const JANK_NAMES: [(i32, &str); 15] = [
     (bits::DROPPED, "Dropped Frame"),
     (bits::NON_ANIMATING, "Non Animating"),
     (bits::DISPLAY_NOT_ON, "Display not ON"),
-    (bits::DISPLAY_MODE_CHANGE_IN_PROGRESS, "ModeChange in progress"),
-    (bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS, "PowerModeChange in progress"),
+    (
+        bits::DISPLAY_MODE_CHANGE_IN_PROGRESS,
+        "ModeChange in progress",
+    ),
+    (
+        bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS,
+        "PowerModeChange in progress",
+    ),
 ];
 
 /// The `jank_type` string: `0 → "Unspecified"`, `1 → "None"`, else the names of the set bits in
@@ -63,7 +75,12 @@ pub fn jank_type_name(jank_type: i32) -> String {
     match jank_type {
         0 => "Unspecified".into(),
         bits::NONE => "None".into(),
-        _ => JANK_NAMES.iter().filter(|(bit, _)| jank_type & bit != 0).map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
+        _ => JANK_NAMES
+            .iter()
+            .filter(|(bit, _)| jank_type & bit != 0)
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -111,9 +128,10 @@ pub fn severity_name(severity: Option<i32>, jank_type: i32) -> &'static str {
 }
 
 /// Perfetto's `jank_tag`: who is to blame, as the UI colours it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum JankTag {
     /// `jank_type == 0`.
+    #[default]
     Unspecified,
     /// This process caused the jank.
     SelfJank,
@@ -148,12 +166,24 @@ impl JankTag {
 
     /// True for the tags that are visible jank: Self Jank, Other Jank, Dropped Frame.
     pub fn is_janky(self) -> bool {
-        matches!(self, JankTag::SelfJank | JankTag::OtherJank | JankTag::DroppedFrame)
+        matches!(
+            self,
+            JankTag::SelfJank | JankTag::OtherJank | JankTag::DroppedFrame
+        )
+    }
+}
+
+impl serde::Serialize for JankTag {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
 fn display_frame_janky(jank_type: i32) -> bool {
-    !matches!(jank_type, 0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON) && jank_type & SF_BITS != 0
+    !matches!(
+        jank_type,
+        0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON
+    ) && jank_type & SF_BITS != 0
 }
 
 fn non_perceivable(jank_type: i32) -> bool {
@@ -182,8 +212,10 @@ pub fn display_frame_jank_tag(jank_type: i32) -> JankTag {
 
 /// Jank tag of an actual SurfaceFrame (Perfetto `CalculateSurfaceFrameJankTag`).
 pub fn surface_frame_jank_tag(jank_type: i32, present_type: Option<i32>) -> JankTag {
-    let app_janky =
-        !matches!(jank_type, 0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON) && jank_type & APP_BITS != 0;
+    let app_janky = !matches!(
+        jank_type,
+        0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON
+    ) && jank_type & APP_BITS != 0;
     if jank_type == 0 {
         JankTag::Unspecified
     } else if app_janky {
@@ -212,27 +244,57 @@ mod tests {
         assert_eq!(jank_type_name(0), "Unspecified");
         assert_eq!(jank_type_name(1), "None");
         assert_eq!(jank_type_name(1 | 64), "App Deadline Missed");
-        assert_eq!(jank_type_name(18), "SurfaceFlinger Scheduling, SurfaceFlinger CPU Deadline Missed");
-        assert_eq!(jank_type_name(128 | 4096), "App Resynced Jitter, Buffer Stuffing");
+        assert_eq!(
+            jank_type_name(18),
+            "SurfaceFlinger Scheduling, SurfaceFlinger CPU Deadline Missed"
+        );
+        assert_eq!(
+            jank_type_name(128 | 4096),
+            "App Resynced Jitter, Buffer Stuffing"
+        );
         assert_eq!(jank_type_name(1 << 20), "");
     }
 
     #[test]
     fn jank_tags_are_asymmetric_between_display_and_surface_frames() {
-        assert_eq!(display_frame_jank_tag(bits::SF_SCHEDULING), JankTag::SelfJank);
-        assert_eq!(surface_frame_jank_tag(bits::SF_SCHEDULING, Some(3)), JankTag::OtherJank);
+        assert_eq!(
+            display_frame_jank_tag(bits::SF_SCHEDULING),
+            JankTag::SelfJank
+        );
+        assert_eq!(
+            surface_frame_jank_tag(bits::SF_SCHEDULING, Some(3)),
+            JankTag::OtherJank
+        );
         assert_eq!(display_frame_jank_tag(bits::UNKNOWN), JankTag::NoJank);
-        assert_eq!(surface_frame_jank_tag(bits::UNKNOWN, Some(5)), JankTag::SelfJank);
+        assert_eq!(
+            surface_frame_jank_tag(bits::UNKNOWN, Some(5)),
+            JankTag::SelfJank
+        );
         assert_eq!(display_frame_jank_tag(bits::DROPPED), JankTag::DroppedFrame);
-        assert_eq!(surface_frame_jank_tag(bits::DROPPED, Some(1)), JankTag::NoJank);
-        assert_eq!(surface_frame_jank_tag(bits::DROPPED, Some(4)), JankTag::DroppedFrame);
-        assert_eq!(surface_frame_jank_tag(bits::SF_STUFFING, Some(2)), JankTag::SurfaceFlingerStuffing);
-        assert_eq!(surface_frame_jank_tag(bits::BUFFER_STUFFING, Some(2)), JankTag::BufferStuffing);
+        assert_eq!(
+            surface_frame_jank_tag(bits::DROPPED, Some(1)),
+            JankTag::NoJank
+        );
+        assert_eq!(
+            surface_frame_jank_tag(bits::DROPPED, Some(4)),
+            JankTag::DroppedFrame
+        );
+        assert_eq!(
+            surface_frame_jank_tag(bits::SF_STUFFING, Some(2)),
+            JankTag::SurfaceFlingerStuffing
+        );
+        assert_eq!(
+            surface_frame_jank_tag(bits::BUFFER_STUFFING, Some(2)),
+            JankTag::BufferStuffing
+        );
         assert_eq!(
             display_frame_jank_tag(bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS),
             JankTag::NonPerceivable
         );
-        assert_eq!(display_frame_jank_tag(bits::DISPLAY_MODE_CHANGE_IN_PROGRESS), JankTag::NoJank);
+        assert_eq!(
+            display_frame_jank_tag(bits::DISPLAY_MODE_CHANGE_IN_PROGRESS),
+            JankTag::NoJank
+        );
     }
 
     #[test]

@@ -5,5 +5,7 @@ pub mod frame;
 pub mod jank;
 
 pub use build::TimelineBuilder;
-pub use frame::{DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline};
+pub use frame::{
+    DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline,
+};
 pub use jank::JankTag;

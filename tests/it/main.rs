@@ -1,1 +1,11 @@
+//! ftl's integration tests (one binary): Perfetto's own parser tests, golden outputs of trace processor on real
+//! traces, compression variants, bad inputs, the CLI, and the committed synthetic test data.
 
+mod classify;
+mod cli;
+mod common;
+mod errors;
+mod golden;
+mod peer;
+mod testdata;
+mod textproto;

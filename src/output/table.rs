@@ -1,0 +1,141 @@
+//! Rows → polars `DataFrame`s, written as CSV, JSON or Parquet. Columns come from the rows' `Serialize`
+//! field order, so every table has a stable schema that follows its row struct.
+
+use crate::error::{Error, Result};
+use polars::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+/// A table file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Comma-separated, header row, empty field for absent values.
+    Csv,
+    /// A JSON array of row objects.
+    Json,
+    /// Apache Parquet.
+    Parquet,
+}
+
+impl TableFormat {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Csv => "csv",
+            TableFormat::Json => "json",
+            TableFormat::Parquet => "parquet",
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    Float,
+    Bool,
+    Str,
+}
+
+/// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised (a `T::default()`
+/// supplies them when `rows` is empty). Types: integers → Int64, floats → Float64, bools → Boolean, everything
+/// else → String (nested values as JSON text); `None` → null.
+pub fn to_dataframe<T: Serialize + Default>(rows: &[T]) -> Result<DataFrame> {
+    let err = |cause: String| Error::Output {
+        path: "<table>".into(),
+        cause,
+    };
+    let objects: Vec<serde_json::Map<String, Value>> = rows
+        .iter()
+        .map(|r| match serde_json::to_value(r) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(_) => Err(err("row is not a struct".into())),
+            Err(e) => Err(err(e.to_string())),
+        })
+        .collect::<Result<_>>()?;
+    let names: Vec<String> = match serde_json::to_value(T::default()) {
+        Ok(Value::Object(m)) => m.keys().cloned().collect(),
+        _ => return Err(err("row type is not a struct".into())),
+    };
+    let columns = names
+        .iter()
+        .map(|name| {
+            let values: Vec<&Value> = objects
+                .iter()
+                .map(|o| o.get(name).unwrap_or(&Value::Null))
+                .collect();
+            column(name, &values)
+        })
+        .collect();
+    DataFrame::new(rows.len(), columns).map_err(|e| err(e.to_string()))
+}
+
+fn column(name: &str, values: &[&Value]) -> Column {
+    let kind = values.iter().fold(None, |kind, v| match (kind, v) {
+        (_, Value::Null) => kind,
+        (None | Some(Kind::Int), Value::Number(n)) if n.is_i64() => Some(Kind::Int),
+        (None | Some(Kind::Int) | Some(Kind::Float), Value::Number(_)) => Some(Kind::Float),
+        (None | Some(Kind::Bool), Value::Bool(_)) => Some(Kind::Bool),
+        _ => Some(Kind::Str),
+    });
+    let name = PlSmallStr::from(name);
+    match kind {
+        Some(Kind::Int) => Column::new(name, values.iter().map(|v| v.as_i64()).collect::<Vec<_>>()),
+        Some(Kind::Float) => {
+            Column::new(name, values.iter().map(|v| v.as_f64()).collect::<Vec<_>>())
+        }
+        Some(Kind::Bool) => {
+            Column::new(name, values.iter().map(|v| v.as_bool()).collect::<Vec<_>>())
+        }
+        Some(Kind::Str) | None => Column::new(
+            name,
+            values
+                .iter()
+                .map(|v| match v {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    other => Some(other.to_string()),
+                })
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// Writes `df` to `path`, or to stdout when `path` is `None` (CSV and JSON only).
+pub fn write_table(df: &mut DataFrame, format: TableFormat, path: Option<&Path>) -> Result<()> {
+    let shown = path.map_or_else(|| "<stdout>".into(), Path::to_path_buf);
+    let err = |cause: String| Error::Output {
+        path: shown.clone(),
+        cause,
+    };
+    match path {
+        Some(p) => {
+            let file = File::create(p).map_err(|e| err(e.to_string()))?;
+            write_to(df, format, file).map_err(err)
+        }
+        None if format == TableFormat::Parquet => {
+            Err(Error::Usage("Parquet output needs -o FILE".into()))
+        }
+        None => {
+            let stdout = std::io::stdout().lock();
+            write_to(df, format, stdout).map_err(err)
+        }
+    }
+}
+
+fn write_to<W: Write>(df: &mut DataFrame, format: TableFormat, mut out: W) -> Result<(), String> {
+    let e = |e: PolarsError| e.to_string();
+    match format {
+        TableFormat::Csv => CsvWriter::new(&mut out).finish(df).map_err(e)?,
+        TableFormat::Json => JsonWriter::new(&mut out)
+            .with_json_format(JsonFormat::Json)
+            .finish(df)
+            .map_err(e)?,
+        TableFormat::Parquet => {
+            ParquetWriter::new(&mut out).finish(df).map_err(e)?;
+        }
+    }
+    out.flush().map_err(|e| e.to_string())
+}

@@ -1,0 +1,166 @@
+//! The command line: help, output formats and schemas.
+
+use crate::common::{ftl, ftl_ok, parse_csv, shared};
+
+fn synthetic() -> String {
+    format!(
+        "{}/testdata/synthetic_60hz.pftrace",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn help_teaches_the_commands() {
+    let help = ftl_ok(&["--help"]);
+    for cmd in ["analyze", "slices", "frames", "explain"] {
+        assert!(help.contains(cmd), "{cmd} in --help");
+    }
+    assert!(ftl_ok(&["analyze", "--help"]).contains("--present-threshold"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(ftl(&["analyze"]).status.code(), Some(2));
+    assert_eq!(
+        ftl(&["analyze", &synthetic(), "--format", "csv"])
+            .status
+            .code(),
+        Some(2),
+        "csv needs -o DIR"
+    );
+    assert_eq!(
+        ftl(&["analyze", &synthetic(), "--layer", "[bad"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn analyze_json_has_the_documented_sections() {
+    let report: serde_json::Value =
+        serde_json::from_str(&ftl_ok(&["analyze", &synthetic(), "--format", "json"])).unwrap();
+    for key in [
+        "trace",
+        "processes",
+        "layers",
+        "diagnostics",
+        "vsync",
+        "totals",
+    ] {
+        assert!(report.get(key).is_some(), "{key}");
+    }
+    let layer = &report["layers"][0];
+    assert_eq!(layer["layer_name"], ftl::synth::APP_LAYER);
+    assert_eq!(layer["process_name"], "com.example.app");
+}
+
+#[test]
+fn analyze_writes_one_file_per_table() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["csv", "parquet"] {
+        let out = dir.path().join(format);
+        ftl_ok(&[
+            "analyze",
+            &synthetic(),
+            "--format",
+            format,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        for table in ["trace", "processes", "jank_types", "layers", "diagnostics"] {
+            let f = out.join(format!("{table}.{format}"));
+            assert!(
+                std::fs::metadata(&f).map(|m| m.len() > 0).unwrap_or(false),
+                "{}",
+                f.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn frames_rows_link_app_frames_to_their_present() {
+    let csv = ftl_ok(&["frames", &synthetic()]);
+    let (header, rows) = parse_csv(&csv);
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("column {name}"))
+    };
+    let (present, dft, jank) = (
+        col("present_ns"),
+        col("display_frame_token"),
+        col("jank_type"),
+    );
+    assert!(!rows.is_empty());
+    for r in &rows {
+        // Pipeline: DisplayFrame token 10000 + 2·slot presents at vsync(slot) + 1 ms.
+        let slot = (r[dft].parse::<i64>().unwrap() - 10_000) / 2;
+        let want = 1_000_000_000 + (slot + 2) * 16_666_667 + 1_000_000;
+        assert_eq!(r[present].parse::<i64>().unwrap(), want);
+    }
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r[jank] == "App Deadline Missed")
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn slices_json_and_parquet() {
+    let json = ftl_ok(&[
+        "slices",
+        &synthetic(),
+        "--timeline",
+        "expected",
+        "--format",
+        "json",
+    ]);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(rows.as_array().unwrap().len() > 100);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.parquet");
+    ftl_ok(&[
+        "slices",
+        &synthetic(),
+        "--timeline",
+        "actual",
+        "--format",
+        "parquet",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read(&p).unwrap().starts_with(b"PAR1"));
+    assert_eq!(
+        ftl(&[
+            "slices",
+            &synthetic(),
+            "--timeline",
+            "actual",
+            "--format",
+            "parquet"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn text_report_answers_did_it_jank() {
+    let text = ftl_ok(&[
+        "analyze",
+        shared()
+            .join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert!(text.contains("Verdict"), "{text}");
+    assert!(
+        text.contains("com.google.samples.apps.nowinandroid.demo"),
+        "app named from layer names: {text}"
+    );
+}

@@ -1,0 +1,77 @@
+//! Shared helpers: where the real traces live, running the ftl binary, reading CSV.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// `../shared` next to the project. Real-data tests fail loudly (never skip) when it is missing.
+pub fn shared() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    assert!(
+        dir.join("traces").is_dir(),
+        "real-trace tests need {} (traces/, golden/, peer-tests/); it is missing",
+        dir.display()
+    );
+    dir
+}
+
+/// The three real traces, by golden name.
+pub const REAL_TRACES: [(&str, &str); 3] = [
+    (
+        "emulator_a12_cpu_sampling_60hz",
+        "emulator_a12_cpu_sampling_60hz.pftrace",
+    ),
+    (
+        "pixel6a_a13_startup_warm_60hz",
+        "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+    ),
+    (
+        "pixel7pro_a13_nowinandroid_launch_120hz",
+        "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+    ),
+];
+
+/// Runs the ftl binary.
+pub fn ftl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftl"))
+        .args(args)
+        .output()
+        .expect("run ftl")
+}
+
+/// Runs ftl and returns stdout, asserting success.
+pub fn ftl_ok(args: &[&str]) -> String {
+    let out = ftl(args);
+    assert!(
+        out.status.success(),
+        "ftl {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+/// Parses CSV text into (header, rows); trace processor's `"[NULL]"` becomes an empty field.
+pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            r.expect("csv row")
+                .iter()
+                .map(|f| {
+                    if f == "[NULL]" {
+                        String::new()
+                    } else {
+                        f.to_string()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}

@@ -1,0 +1,171 @@
+//! Bad input: every case gets a one-line message naming the file and the cause, a non-zero exit code, and
+//! never a panic.
+
+use crate::common::{ftl, shared};
+use std::path::Path;
+
+/// Runs `ftl analyze` on `path`, asserting a clean failure whose one-line message names the file and contains
+/// `cause`.
+fn assert_clean_failure(path: &Path, cause: &str) {
+    let out = ftl(&["analyze", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "exit code for {}: {stderr}",
+        path.display()
+    );
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains(&path.display().to_string()),
+        "names the file: {stderr}"
+    );
+    assert!(stderr.contains(cause), "says '{cause}': {stderr}");
+}
+
+#[test]
+fn empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("empty.pftrace");
+    std::fs::write(&p, b"").unwrap();
+    assert_clean_failure(&p, "empty file");
+}
+
+#[test]
+fn text_file_is_not_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("notes.txt");
+    std::fs::write(&p, "hello, this is not a trace\n").unwrap();
+    assert_clean_failure(&p, "not a Perfetto trace");
+}
+
+#[test]
+fn random_bytes_are_not_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("random.bin");
+    // A fixed xorshift stream, so the test is deterministic.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(&p, bytes).unwrap();
+    let out = ftl(&["analyze", p.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        !stderr.contains("panicked") && stderr.contains("random.bin"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn corrupt_gzip_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("broken.gz");
+    std::fs::write(
+        &p,
+        [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xde, 0xad, 0xbe, 0xef],
+    )
+    .unwrap();
+    let out = ftl(&["analyze", p.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && stderr.contains("broken.gz"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn trace_without_frame_timeline_says_how_to_record_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("no_ft.pftrace");
+    let mut t = ftl::synth::TraceBuilder::new();
+    t.process(1, "/init", Some(0))
+        .system_info("x/y/z:14/A/1:user/k", 34);
+    std::fs::write(&p, t.bytes()).unwrap();
+    assert_clean_failure(&p, "android.surfaceflinger.frametimeline");
+}
+
+#[test]
+fn directory_and_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_clean_failure(dir.path(), "is a directory");
+    assert_clean_failure(&dir.path().join("nope.pftrace"), "No such file");
+}
+
+#[test]
+fn truncated_real_trace_reports_what_was_read() {
+    let bytes = std::fs::read(
+        shared().join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.perfetto-trace");
+    let cut = bytes.len() * 2 / 3 + 7;
+    std::fs::write(&p, &bytes[..cut]).unwrap();
+    let out = ftl(&["analyze", p.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let at = report["diagnostics"]["truncated_at_byte"]
+        .as_u64()
+        .expect("truncation reported");
+    assert!(at < cut as u64);
+    assert!(report["trace"]["surface_frames"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn truncated_head_of_a_trace_is_a_clean_error() {
+    // The first 3000 bytes hold no FrameTimeline event: say so, don't panic.
+    let bytes =
+        std::fs::read(shared().join("traces/emulator_a12_cpu_sampling_60hz.pftrace")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("head.pftrace");
+    std::fs::write(&p, &bytes[..3000]).unwrap();
+    assert_clean_failure(&p, "no FrameTimeline events");
+}
+
+#[test]
+fn corruption_inside_packets_is_counted_not_fatal() {
+    // Flip the bytes of one FrameTimeline packet's payload: the framing stays intact.
+    let mut t = ftl::synth::Pipeline {
+        frames: 10,
+        late: vec![],
+        ..Default::default()
+    }
+    .build();
+    t.frame_event(
+        5,
+        None,
+        &ftl::decode::FrameTimelineEvent::End {
+            cookie: Some(99_999),
+        },
+    );
+    let mut bytes = t.bytes();
+    let packets = ftl::synth::split_packets(&bytes).unwrap();
+    let last = packets.last().unwrap();
+    let offset = last.as_ptr() as usize - bytes.as_ptr() as usize;
+    let len = last.len();
+    for b in &mut bytes[offset..offset + len] {
+        *b = 0xff;
+    }
+    let trace = ftl::load_path(&write_tmp(&bytes)).unwrap();
+    assert_eq!(trace.decode.malformed_packets, 1);
+}
+
+fn write_tmp(bytes: &[u8]) -> std::path::PathBuf {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let p = dir.join("t.pftrace");
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
