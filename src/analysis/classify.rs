@@ -73,14 +73,23 @@ impl std::str::FromStr for SfRules {
 
 impl SfRules {
     /// Every rule set, oldest first.
-    pub const ALL: [SfRules; 6] =
-        [SfRules::A12, SfRules::A13, SfRules::A14, SfRules::A14Qpr2, SfRules::A15, SfRules::A16];
+    pub const ALL: [SfRules; 6] = [
+        SfRules::A12,
+        SfRules::A13,
+        SfRules::A14,
+        SfRules::A14Qpr2,
+        SfRules::A15,
+        SfRules::A16,
+    ];
 
     /// The rules a trace shows, with how they were chosen: `system_info` SDK level, else the release in the
     /// build fingerprint, else traced `jank_severity_type` (A14 QPR2+), else the MONOTONIC FrameTimeline clock
     /// (A12; BOOTTIME since A13 `57f8e18f06`), else A13. `clock_ids` are the FrameTimeline packets' clocks.
     pub fn detect(timeline: &Timeline, clock_ids: &BTreeSet<u32>) -> (SfRules, String) {
-        let severity_traced = timeline.actual.iter().any(|s| s.labels.jank_severity_type.is_some());
+        let severity_traced = timeline
+            .actual
+            .iter()
+            .any(|s| s.labels.jank_severity_type.is_some());
         let info = timeline.system_info.as_ref();
         let by_release = |release: u64| match release {
             0..=12 => SfRules::A12,
@@ -98,20 +107,34 @@ impl SfRules {
             };
             return (by_release(release), format!("system_info sdk {sdk}"));
         }
-        let fingerprint_release = info.and_then(|i| i.android_build_fingerprint.as_deref()).and_then(|f| {
-            let version = f.split(':').nth(1)?.split('/').next()?;
-            let digits: String = version.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse::<u64>().ok().filter(|r| (12..=30).contains(r))
-        });
+        let fingerprint_release = info
+            .and_then(|i| i.android_build_fingerprint.as_deref())
+            .and_then(|f| {
+                let version = f.split(':').nth(1)?.split('/').next()?;
+                let digits: String = version.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<u64>().ok().filter(|r| (12..=30).contains(r))
+            });
         if let Some(release) = fingerprint_release {
-            return (by_release(release), format!("fingerprint release {release}"));
+            return (
+                by_release(release),
+                format!("fingerprint release {release}"),
+            );
         }
         if severity_traced {
-            (SfRules::A14Qpr2, "inferred: jank_severity_type traced (A14 QPR2+)".into())
+            (
+                SfRules::A14Qpr2,
+                "inferred: jank_severity_type traced (A14 QPR2+)".into(),
+            )
         } else if clock_ids.contains(&3) {
-            (SfRules::A12, "inferred: MONOTONIC FrameTimeline clock (A12)".into())
+            (
+                SfRules::A12,
+                "inferred: MONOTONIC FrameTimeline clock (A12)".into(),
+            )
         } else {
-            (SfRules::A13, "default: BOOTTIME clock, no severity (A13)".into())
+            (
+                SfRules::A13,
+                "default: BOOTTIME clock, no severity (A13)".into(),
+            )
         }
     }
 
@@ -261,16 +284,32 @@ fn present_and_severity(present_delta: i64, p: &Params) -> (i32, i32) {
     if present_delta.abs() <= p.present_threshold_ns {
         return (PRESENT_ON_TIME, SEVERITY_NONE);
     }
-    let present = if present_delta > 0 { PRESENT_LATE } else { PRESENT_EARLY };
-    (present, if present_delta.abs() < p.render_period_ns { SEVERITY_PARTIAL } else { SEVERITY_FULL })
+    let present = if present_delta > 0 {
+        PRESENT_LATE
+    } else {
+        PRESENT_EARLY
+    };
+    (
+        present,
+        if present_delta.abs() < p.render_period_ns {
+            SEVERITY_PARTIAL
+        } else {
+            SEVERITY_FULL
+        },
+    )
 }
 
 /// The vsync modulo test: the present is off by whole refresh periods (± threshold), i.e. on the vsync cadence
 /// (SF scheduling / Display HAL) rather than off the grid (prediction error). A16 `FrameTimeline.cpp`
 /// `deltaToVsync` in both classifiers.
 fn on_cadence(present_delta: i64, p: &Params) -> bool {
-    let delta_to_vsync = if p.refresh_period_ns > 0 { present_delta.abs() % p.refresh_period_ns } else { 0 };
-    delta_to_vsync < p.present_threshold_ns || delta_to_vsync >= p.refresh_period_ns - p.present_threshold_ns
+    let delta_to_vsync = if p.refresh_period_ns > 0 {
+        present_delta.abs() % p.refresh_period_ns
+    } else {
+        0
+    };
+    delta_to_vsync < p.present_threshold_ns
+        || delta_to_vsync >= p.refresh_period_ns - p.present_threshold_ns
 }
 
 /// Classifies a DisplayFrame. A16 `FrameTimeline.cpp` `DisplayFrame::classifyJank` (A12 and A13 variants by
@@ -288,7 +327,11 @@ pub fn classify_display_frame(f: &DisplayFrameInput, p: &Params) -> Label {
     };
     let severity = |s: i32| p.rules.severity_and_dropped().then_some(s);
     if f.prediction_expired || !present_valid {
-        let display_hal = if !present_valid && p.rules.present_valid_needs_start() { bits::DISPLAY_HAL } else { 0 };
+        let display_hal = if !present_valid && p.rules.present_valid_needs_start() {
+            bits::DISPLAY_HAL
+        } else {
+            0
+        };
         return Label {
             present_type: PRESENT_UNSPECIFIED,
             on_time_finish: false,
@@ -309,19 +352,27 @@ pub fn classify_display_frame(f: &DisplayFrameInput, p: &Params) -> Label {
             let prev = f.previous_present_ns;
             let stuffed = (pred.present_ns - prev).abs() <= thr || prev > pred.present_ns;
             let gpu = f.gpu_fence_ns.is_some()
-                && (!p.rules.gpu_miss_needs_short_cpu() || act.end_ns - act.start_ns < p.refresh_period_ns);
+                && (!p.rules.gpu_miss_needs_short_cpu()
+                    || act.end_ns - act.start_ns < p.refresh_period_ns);
             match (late_finish, stuffed) {
                 (false, true) => bits::SF_STUFFING,
                 (false, false) if cadence => bits::DISPLAY_HAL,
                 (false, false) => bits::PREDICTION_ERROR,
-                (true, true) if act.present_ns - prev <= p.refresh_period_ns + thr => bits::SF_STUFFING,
+                (true, true) if act.present_ns - prev <= p.refresh_period_ns + thr => {
+                    bits::SF_STUFFING
+                }
                 (true, _) if gpu => bits::SF_GPU_DEADLINE_MISSED,
                 (true, _) => bits::SF_CPU_DEADLINE_MISSED,
             }
         }
         _ => 0,
     };
-    Label { present_type, on_time_finish: !late_finish, jank_type: traced_jank(jank), severity: severity(sev) }
+    Label {
+        present_type,
+        on_time_finish: !late_finish,
+        jank_type: traced_jank(jank),
+        severity: severity(sev),
+    }
 }
 
 /// Classifies a SurfaceFrame. A16 `FrameTimeline.cpp` `SurfaceFrame::onPresent` + `classifyJankLocked` (A12–A15
@@ -337,11 +388,19 @@ pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
     let severity = |s: i32| new_rules.then_some(s);
     let present_type = |t: i32| if f.dropped { PRESENT_DROPPED } else { t };
     if f.dropped && !new_rules {
-        return Label { present_type: PRESENT_DROPPED, on_time_finish: false, jank_type: bits::NONE, severity: None };
+        return Label {
+            present_type: PRESENT_DROPPED,
+            on_time_finish: false,
+            jank_type: bits::NONE,
+            severity: None,
+        };
     }
     if act.present_ns == SIGNAL_TIME_INVALID || f.prediction_expired {
-        let jank =
-            if act.present_ns == SIGNAL_TIME_INVALID { bits::UNKNOWN } else { p.rules.expired_surface_jank(f.dropped) };
+        let jank = if act.present_ns == SIGNAL_TIME_INVALID {
+            bits::UNKNOWN
+        } else {
+            p.rules.expired_surface_jank(f.dropped)
+        };
         return Label {
             present_type: present_type(PRESENT_UNSPECIFIED),
             on_time_finish: false,
@@ -357,12 +416,21 @@ pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
     let mut jank = 0;
     match present {
         PRESENT_EARLY if late_finish => jank = bits::UNKNOWN,
-        PRESENT_EARLY => jank = if cadence { bits::SF_SCHEDULING } else { bits::PREDICTION_ERROR },
+        PRESENT_EARLY => {
+            jank = if cadence {
+                bits::SF_SCHEDULING
+            } else {
+                bits::PREDICTION_ERROR
+            }
+        }
         PRESENT_LATE => {
             if f.last_latch_ns != 0 && pred.end_ns <= f.last_latch_ns {
                 jank |= bits::BUFFER_STUFFING;
-                let period =
-                    if p.rules.stuffing_uses_render_period() { p.render_period_ns } else { p.refresh_period_ns };
+                let period = if p.rules.stuffing_uses_render_period() {
+                    p.render_period_ns
+                } else {
+                    p.refresh_period_ns
+                };
                 late_finish = f.last_latch_ns + period <= act.end_ns;
             }
             if late_finish {
@@ -370,7 +438,11 @@ pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
             } else if display_jank != 0 {
                 jank |= display_jank;
             } else if jank & bits::BUFFER_STUFFING == 0 {
-                jank |= if cadence { bits::SF_SCHEDULING } else { bits::PREDICTION_ERROR };
+                jank |= if cadence {
+                    bits::SF_SCHEDULING
+                } else {
+                    bits::PREDICTION_ERROR
+                };
             }
         }
         _ => {}
@@ -383,7 +455,12 @@ pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
             severity: severity(SEVERITY_UNKNOWN),
         };
     }
-    Label { present_type: present, on_time_finish: !late_finish, jank_type: traced_jank(jank), severity: severity(sev) }
+    Label {
+        present_type: present,
+        on_time_finish: !late_finish,
+        jank_type: traced_jank(jank),
+        severity: severity(sev),
+    }
 }
 
 /// Why a re-derived label differs from SurfaceFlinger's, or why a frame could not be re-derived: the input
@@ -424,6 +501,30 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason.
+    pub const ALL: [Reason; 15] = [
+        Reason::PrevPresentNotTraced,
+        Reason::LatchTimeApproximated,
+        Reason::ExpectedPresentReconstructed,
+        Reason::SfEndNotTraced,
+        Reason::PresentFenceInvalid,
+        Reason::VsyncPeriodInferred,
+        Reason::AndroidVersionRule,
+        Reason::PredictionExpired,
+        Reason::DisplayFrameNotTraced,
+        Reason::SliceUnterminated,
+        Reason::ExpectedSliceMissing,
+        Reason::VsyncPeriodUnknown,
+        Reason::SkippedFrame,
+        Reason::PresentThresholdFlag,
+        Reason::Unexplained,
+    ];
+
+    /// The reason with this code (as in `FrameRow::disagreement_reason`).
+    pub fn from_code(code: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.code() == code)
+    }
+
     /// The snake_case code.
     pub fn code(self) -> &'static str {
         match self {
@@ -579,7 +680,12 @@ struct Context {
 }
 
 /// The first reason whose alternative input reproduces SurfaceFlinger's label `want`.
-fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'static str, &'static str)) -> Reason {
+fn find_reason(
+    input: &Input,
+    p: &Params,
+    ctx: &Context,
+    want: &(String, &'static str, &'static str),
+) -> Reason {
     let matches = |i: &Input, p: &Params| {
         let l = i.classify(p);
         (l.jank_type_name(), l.present_type_name(), l.severity_name()) == *want
@@ -589,14 +695,20 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'stati
         Input::Display(d) => {
             if ctx.prev_present_uncertain {
                 for prev in [0, d.predictions.present_ns] {
-                    let alt = DisplayFrameInput { previous_present_ns: prev, ..d };
+                    let alt = DisplayFrameInput {
+                        previous_present_ns: prev,
+                        ..d
+                    };
                     alternatives.push((Reason::PrevPresentNotTraced, Input::Display(alt), *p));
                 }
             }
             if d.gpu_fence_ns.is_some() && p.rules.gpu_miss_needs_short_cpu() {
                 // SF's CPU time decides GPU vs CPU; the GPU fence keeps the traced finish.
                 for cpu_ns in [0, p.refresh_period_ns] {
-                    let act = TimelineItem { end_ns: d.actuals.start_ns + cpu_ns, ..d.actuals };
+                    let act = TimelineItem {
+                        end_ns: d.actuals.start_ns + cpu_ns,
+                        ..d.actuals
+                    };
                     alternatives.push((
                         Reason::SfEndNotTraced,
                         Input::Display(DisplayFrameInput { actuals: act, ..d }),
@@ -607,16 +719,29 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'stati
         }
         Input::Surface(s) => {
             // No previous latch; a latch at the deadline (stuffed); one late enough for an on-time finish.
-            for latch in [0, s.predictions.end_ns, s.actuals.end_ns - p.refresh_period_ns + 1] {
-                let alt = SurfaceFrameInput { last_latch_ns: latch, ..s };
+            for latch in [
+                0,
+                s.predictions.end_ns,
+                s.actuals.end_ns - p.refresh_period_ns + 1,
+            ] {
+                let alt = SurfaceFrameInput {
+                    last_latch_ns: latch,
+                    ..s
+                };
                 alternatives.push((Reason::LatchTimeApproximated, Input::Surface(alt), *p));
             }
             if ctx.expected_present_reconstructed {
                 for shift in [-p.refresh_period_ns, p.refresh_period_ns] {
-                    let pred = TimelineItem { present_ns: s.predictions.present_ns + shift, ..s.predictions };
+                    let pred = TimelineItem {
+                        present_ns: s.predictions.present_ns + shift,
+                        ..s.predictions
+                    };
                     alternatives.push((
                         Reason::ExpectedPresentReconstructed,
-                        Input::Surface(SurfaceFrameInput { predictions: pred, ..s }),
+                        Input::Surface(SurfaceFrameInput {
+                            predictions: pred,
+                            ..s
+                        }),
                         *p,
                     ));
                 }
@@ -624,12 +749,18 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'stati
         }
     }
     if ctx.snapped_period_ns > 0 && ctx.snapped_period_ns != p.refresh_period_ns {
-        let snapped =
-            Params { refresh_period_ns: ctx.snapped_period_ns, render_period_ns: ctx.snapped_period_ns, ..*p };
+        let snapped = Params {
+            refresh_period_ns: ctx.snapped_period_ns,
+            render_period_ns: ctx.snapped_period_ns,
+            ..*p
+        };
         alternatives.push((Reason::VsyncPeriodInferred, *input, snapped));
     }
     if p.rules >= SfRules::A16 {
-        let extended = Params { present_threshold_ns: 2 * p.present_threshold_ns, ..*p };
+        let extended = Params {
+            present_threshold_ns: 2 * p.present_threshold_ns,
+            ..*p
+        };
         alternatives.push((Reason::PresentThresholdFlag, *input, extended));
     }
     for rules in SfRules::ALL.into_iter().filter(|r| *r != p.rules) {
@@ -639,11 +770,15 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'stati
         Input::Display(d) => d.prediction_expired,
         Input::Surface(s) => s.prediction_expired,
     };
-    alternatives.iter().find(|(_, i, p)| matches(i, p)).map(|(r, _, _)| *r).unwrap_or(if expired {
-        Reason::PredictionExpired
-    } else {
-        Reason::Unexplained
-    })
+    alternatives
+        .iter()
+        .find(|(_, i, p)| matches(i, p))
+        .map(|(r, _, _)| *r)
+        .unwrap_or(if expired {
+            Reason::PredictionExpired
+        } else {
+            Reason::Unexplained
+        })
 }
 
 /// Re-derives the labels of every actual frame and compares them with SurfaceFlinger's.
@@ -655,7 +790,12 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &(String, &'stati
 /// expected present comes from [`VsyncModel::expected_present_ns`], its previous latch is the start of the
 /// DisplayFrame that took the layer's previous presented frame (0 for the first frame of a layer), its display
 /// jank is the DisplayFrame's traced jank. Periods come from the vsync model at the expected present.
-pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, options: &Options) -> Classification {
+pub fn classify_trace(
+    timeline: &Timeline,
+    frames: &Frames,
+    vsync: &VsyncModel,
+    options: &Options,
+) -> Classification {
     let (rules, rules_source) = options.rules.clone();
     let params_at = |ts: i64| {
         let refresh = vsync.period_at(ts).unwrap_or(0);
@@ -674,7 +814,13 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
     let mut order: Vec<usize> = (0..frames.display.len()).collect();
-    order.sort_by_key(|&i| frames.display.get(i).and_then(|d| actual(d.actual)).map(|s| s.token));
+    order.sort_by_key(|&i| {
+        frames
+            .display
+            .get(i)
+            .and_then(|d| actual(d.actual))
+            .map(|s| s.token)
+    });
     let mut previous: Option<(i64, i64)> = None; // (present, expected present)
     for i in order {
         let (Some(df), Some(out)) = (frames.display.get(i), display.get_mut(i)) else {
@@ -686,17 +832,26 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
         let present = s.end_ns();
         let invalid_fence = rules.present_valid_needs_start() && invalid_fence_label(s);
         let skipped = s.token == 0 && s.labels.present_type == Some(PRESENT_DROPPED);
-        let pred =
-            exp.and_then(|e| Some(TimelineItem { start_ns: e.ts_ns, end_ns: e.end_ns()?, present_ns: e.end_ns()? }));
+        let pred = exp.and_then(|e| {
+            Some(TimelineItem {
+                start_ns: e.ts_ns,
+                end_ns: e.end_ns()?,
+                present_ns: e.end_ns()?,
+            })
+        });
         out.expected_present_ns = pred.map(|p| p.present_ns);
-        out.early_durations = exp.is_some_and(|e| e.end_ns().is_some_and(|end| vsync.is_early_duration(end, e.dur_ns)));
+        out.early_durations = exp.is_some_and(|e| {
+            e.end_ns()
+                .is_some_and(|end| vsync.is_early_duration(end, e.dur_ns))
+        });
         let params = params_at(pred.map_or(s.ts_ns, |p| p.present_ns));
         let prev_present = previous.map_or(0, |(p, _)| p);
         // Uncertain for the first DisplayFrame, and after a gap from A14 on, which does not trace
         // DisplayFrames without SurfaceFrames (`57a8ab471e`).
         let prev_uncertain = previous.is_none_or(|(_, prev_expected)| {
             rules >= SfRules::A14
-                && pred.is_none_or(|p| p.present_ns - prev_expected > params.refresh_period_ns * 3 / 2)
+                && pred
+                    .is_none_or(|p| p.present_ns - prev_expected > params.refresh_period_ns * 3 / 2)
         });
         let not_derivable = if skipped {
             Some(Reason::SkippedFrame)
@@ -729,7 +884,11 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
         let input = DisplayFrameInput {
             predictions: pred,
             prediction_expired: expired,
-            actuals: TimelineItem { start_ns: s.ts_ns, end_ns, present_ns: present.unwrap_or(SIGNAL_TIME_INVALID) },
+            actuals: TimelineItem {
+                start_ns: s.ts_ns,
+                end_ns,
+                present_ns: present.unwrap_or(SIGNAL_TIME_INVALID),
+            },
             gpu_fence_ns: s.labels.gpu_composition.unwrap_or(false).then_some(end_ns),
             previous_present_ns: prev_present,
         };
@@ -746,8 +905,14 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
     let mut order: Vec<usize> = (0..frames.surface.len()).collect();
     order.sort_by_key(|&i| {
         let f = frames.surface.get(i);
-        let latch = f.and_then(|f| f.display).and_then(|d| frames.display.get(d)).and_then(|d| actual(d.actual));
-        (latch.map(|d| d.ts_ns), f.and_then(|f| actual(f.actual)).map(|s| s.token))
+        let latch = f
+            .and_then(|f| f.display)
+            .and_then(|d| frames.display.get(d))
+            .and_then(|d| actual(d.actual));
+        (
+            latch.map(|d| d.ts_ns),
+            f.and_then(|f| actual(f.actual)).map(|s| s.token),
+        )
     });
     let mut last_latch: HashMap<(i32, Option<u32>), i64> = HashMap::new();
     for i in order {
@@ -755,7 +920,10 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
             continue;
         };
         let Some(s) = actual(f.actual) else { continue };
-        let df = f.display.and_then(|d| frames.display.get(d)).and_then(|d| actual(d.actual));
+        let df = f
+            .display
+            .and_then(|d| frames.display.get(d))
+            .and_then(|d| actual(d.actual));
         let exp = expected(f.expected);
         let expired = s.labels.prediction_type == Some(PREDICTION_EXPIRED);
         let dropped = s.labels.present_type == Some(PRESENT_DROPPED);
@@ -769,9 +937,16 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
         let found = app_end.and_then(|end| vsync.expected_present_ns(end));
         let expected_present = found.map(|(p, _)| p);
         out.expected_present_ns = expected_present;
-        out.early_durations = app_end.zip(expected_present).is_some_and(|(end, p)| vsync.is_early_duration(p, p - end));
-        let params = params_at(expected_present.or(df.and_then(Slice::end_ns)).unwrap_or(s.ts_ns));
-        let df_invalid_fence = rules.present_valid_needs_start() && df.is_some_and(invalid_fence_label);
+        out.early_durations = app_end
+            .zip(expected_present)
+            .is_some_and(|(end, p)| vsync.is_early_duration(p, p - end));
+        let params = params_at(
+            expected_present
+                .or(df.and_then(Slice::end_ns))
+                .unwrap_or(s.ts_ns),
+        );
+        let df_invalid_fence =
+            rules.present_valid_needs_start() && df.is_some_and(invalid_fence_label);
         let present = df.and_then(Slice::end_ns);
         let not_derivable = if df.is_none() {
             Some(Reason::DisplayFrameNotTraced)
@@ -791,7 +966,11 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
         let pred = exp
             .zip(app_end)
             .zip(expected_present)
-            .map(|((e, end_ns), present_ns)| TimelineItem { start_ns: e.ts_ns, end_ns, present_ns })
+            .map(|((e, end_ns), present_ns)| TimelineItem {
+                start_ns: e.ts_ns,
+                end_ns,
+                present_ns,
+            })
             .unwrap_or_default();
         let input = SurfaceFrameInput {
             predictions: pred,
@@ -799,7 +978,11 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
             actuals: TimelineItem {
                 start_ns: s.ts_ns,
                 end_ns: if dropped { 0 } else { s.end_ns().unwrap_or(0) },
-                present_ns: if df_invalid_fence { SIGNAL_TIME_INVALID } else { present.unwrap_or(SIGNAL_TIME_INVALID) },
+                present_ns: if df_invalid_fence {
+                    SIGNAL_TIME_INVALID
+                } else {
+                    present.unwrap_or(SIGNAL_TIME_INVALID)
+                },
             },
             dropped,
             last_latch_ns: latch,
@@ -821,7 +1004,11 @@ pub fn classify_trace(timeline: &Timeline, frames: &Frames, vsync: &VsyncModel, 
         display_frames: summarize(&display, frames.display.iter().map(|d| actual(d.actual))),
         surface_frames: summarize(&surface, frames.surface.iter().map(|f| actual(f.actual))),
     };
-    Classification { display, surface, agreement }
+    Classification {
+        display,
+        surface,
+        agreement,
+    }
 }
 
 /// A14+ labels a DisplayFrame whose present fence was invalid `Unknown | Display HAL` and ends its slice at
@@ -835,7 +1022,11 @@ fn invalid_fence_label(s: &Slice) -> bool {
 fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slice) {
     let label = input.classify(p);
     let want = traced(s);
-    let agrees = (label.jank_type_name(), label.present_type_name(), label.severity_name()) == want;
+    let agrees = (
+        label.jank_type_name(),
+        label.present_type_name(),
+        label.severity_name(),
+    ) == want;
     out.label = Some(label);
     out.agrees = Some(agrees);
     if !agrees {
@@ -844,8 +1035,14 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
 }
 
 /// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
-fn summarize<'a>(derived: &[Derived], slices: impl Iterator<Item = Option<&'a Slice>>) -> KindAgreement {
-    let mut k = KindAgreement { frames: derived.len() as u64, ..KindAgreement::default() };
+fn summarize<'a>(
+    derived: &[Derived],
+    slices: impl Iterator<Item = Option<&'a Slice>>,
+) -> KindAgreement {
+    let mut k = KindAgreement {
+        frames: derived.len() as u64,
+        ..KindAgreement::default()
+    };
     for (d, s) in derived.iter().zip(slices) {
         let (Some(label), Some(s)) = (d.label, s) else {
             if let Some(r) = d.reason {
@@ -860,7 +1057,9 @@ fn summarize<'a>(derived: &[Derived], slices: impl Iterator<Item = Option<&'a Sl
         k.severity_agreed += u64::from(label.severity_name() == severity);
         if d.agrees == Some(false) {
             k.disagreements += 1;
-            *k.disagreement_reasons.entry(d.reason.unwrap_or(Reason::Unexplained).code()).or_default() += 1;
+            *k.disagreement_reasons
+                .entry(d.reason.unwrap_or(Reason::Unexplained).code())
+                .or_default() += 1;
         }
     }
     let rate = |n: u64| (k.compared > 0).then(|| n as f64 / k.compared as f64);
@@ -876,11 +1075,21 @@ mod tests {
 
     /// Nanosecond-scale fixture as AOSP `FrameTimelineTest.cpp`: thresholds 2 ns / 0 ns, refresh period 11 ns.
     fn params(rules: SfRules) -> Params {
-        Params { present_threshold_ns: 2, deadline_threshold_ns: 0, refresh_period_ns: 11, render_period_ns: 11, rules }
+        Params {
+            present_threshold_ns: 2,
+            deadline_threshold_ns: 0,
+            refresh_period_ns: 11,
+            render_period_ns: 11,
+            rules,
+        }
     }
 
     fn item(start_ns: i64, end_ns: i64, present_ns: i64) -> TimelineItem {
-        TimelineItem { start_ns, end_ns, present_ns }
+        TimelineItem {
+            start_ns,
+            end_ns,
+            present_ns,
+        }
     }
 
     /// A DisplayFrame predicted {22, 30, 40}, woken at 22, CPU end `end`, present `present`.
@@ -902,22 +1111,71 @@ mod tests {
     #[test]
     fn display_frame_on_time_early_and_late_presents() {
         // |delta| == threshold is on time; severity None.
-        assert_eq!(df(display(30, 42), A16), (PRESENT_ON_TIME, true, bits::NONE, Some(SEVERITY_NONE)));
+        assert_eq!(
+            df(display(30, 42), A16),
+            (PRESENT_ON_TIME, true, bits::NONE, Some(SEVERITY_NONE))
+        );
         // Early by a whole period, finished on time: SF scheduling; exactly one period is Full.
-        assert_eq!(df(display(30, 29), A16), (PRESENT_EARLY, true, bits::SF_SCHEDULING, Some(SEVERITY_FULL)));
+        assert_eq!(
+            df(display(30, 29), A16),
+            (
+                PRESENT_EARLY,
+                true,
+                bits::SF_SCHEDULING,
+                Some(SEVERITY_FULL)
+            )
+        );
         // Early off the vsync grid: prediction error; under one period is Partial.
-        assert_eq!(df(display(30, 34), A16), (PRESENT_EARLY, true, bits::PREDICTION_ERROR, Some(SEVERITY_PARTIAL)));
+        assert_eq!(
+            df(display(30, 34), A16),
+            (
+                PRESENT_EARLY,
+                true,
+                bits::PREDICTION_ERROR,
+                Some(SEVERITY_PARTIAL)
+            )
+        );
         // Early with a late finish: SF scheduling whatever the cadence.
-        assert_eq!(df(display(31, 34), A16), (PRESENT_EARLY, false, bits::SF_SCHEDULING, Some(SEVERITY_PARTIAL)));
+        assert_eq!(
+            df(display(31, 34), A16),
+            (
+                PRESENT_EARLY,
+                false,
+                bits::SF_SCHEDULING,
+                Some(SEVERITY_PARTIAL)
+            )
+        );
         // Late on cadence with an on-time finish: display HAL; off cadence: prediction error.
-        assert_eq!(df(display(30, 51), A16), (PRESENT_LATE, true, bits::DISPLAY_HAL, Some(SEVERITY_FULL)));
-        assert_eq!(df(display(30, 46), A16), (PRESENT_LATE, true, bits::PREDICTION_ERROR, Some(SEVERITY_PARTIAL)));
+        assert_eq!(
+            df(display(30, 51), A16),
+            (PRESENT_LATE, true, bits::DISPLAY_HAL, Some(SEVERITY_FULL))
+        );
+        assert_eq!(
+            df(display(30, 46), A16),
+            (
+                PRESENT_LATE,
+                true,
+                bits::PREDICTION_ERROR,
+                Some(SEVERITY_PARTIAL)
+            )
+        );
         // Delta to vsync within the threshold of the next vsync counts as on cadence.
         assert_eq!(df(display(30, 50), A16).2, bits::DISPLAY_HAL);
         // Late finish: SF CPU deadline missed; with a GPU fence, GPU deadline missed (finish from the fence).
         assert_eq!(df(display(31, 51), A16).2, bits::SF_CPU_DEADLINE_MISSED);
-        let gpu = DisplayFrameInput { gpu_fence_ns: Some(35), ..display(30, 51) };
-        assert_eq!(df(gpu, A16), (PRESENT_LATE, false, bits::SF_GPU_DEADLINE_MISSED, Some(SEVERITY_FULL)));
+        let gpu = DisplayFrameInput {
+            gpu_fence_ns: Some(35),
+            ..display(30, 51)
+        };
+        assert_eq!(
+            df(gpu, A16),
+            (
+                PRESENT_LATE,
+                false,
+                bits::SF_GPU_DEADLINE_MISSED,
+                Some(SEVERITY_FULL)
+            )
+        );
         // Before A14 QPR2 no severity is traced.
         assert_eq!(df(display(30, 51), SfRules::A13).3, None);
     }
@@ -925,10 +1183,16 @@ mod tests {
     #[test]
     fn display_frame_gpu_miss_needs_short_cpu_time_before_a14() {
         // CPU time 33 − 22 = 11 = one period: not under it, so CPU on A12/A13, GPU from A14.
-        let long_cpu = DisplayFrameInput { gpu_fence_ns: Some(35), ..display(33, 51) };
+        let long_cpu = DisplayFrameInput {
+            gpu_fence_ns: Some(35),
+            ..display(33, 51)
+        };
         assert_eq!(df(long_cpu, SfRules::A12).2, bits::SF_CPU_DEADLINE_MISSED);
         assert_eq!(df(long_cpu, SfRules::A14).2, bits::SF_GPU_DEADLINE_MISSED);
-        let short_cpu = DisplayFrameInput { gpu_fence_ns: Some(35), ..display(30, 51) };
+        let short_cpu = DisplayFrameInput {
+            gpu_fence_ns: Some(35),
+            ..display(30, 51)
+        };
         assert_eq!(df(short_cpu, SfRules::A13).2, bits::SF_GPU_DEADLINE_MISSED);
     }
 
@@ -936,30 +1200,63 @@ mod tests {
     fn display_frame_surfaceflinger_stuffing() {
         // The previous frame presented at (or within the threshold of) this one's expected present.
         for prev in [40, 42, 45] {
-            let stuffed = DisplayFrameInput { previous_present_ns: prev, ..display(30, 51) };
-            assert_eq!(df(stuffed, A16).2, bits::SF_STUFFING, "previous present {prev}");
+            let stuffed = DisplayFrameInput {
+                previous_present_ns: prev,
+                ..display(30, 51)
+            };
+            assert_eq!(
+                df(stuffed, A16).2,
+                bits::SF_STUFFING,
+                "previous present {prev}"
+            );
         }
-        let not_stuffed = DisplayFrameInput { previous_present_ns: 37, ..display(30, 51) };
+        let not_stuffed = DisplayFrameInput {
+            previous_present_ns: 37,
+            ..display(30, 51)
+        };
         assert_eq!(df(not_stuffed, A16).2, bits::DISPLAY_HAL);
         // Late finish keeps stuffing while the present is within a period + threshold of the previous one...
-        let stuffed_late = DisplayFrameInput { previous_present_ns: 40, ..display(31, 53) };
+        let stuffed_late = DisplayFrameInput {
+            previous_present_ns: 40,
+            ..display(31, 53)
+        };
         assert_eq!(df(stuffed_late, A16).2, bits::SF_STUFFING);
         // ...and beyond that the CPU miss overrides it.
-        let overridden = DisplayFrameInput { previous_present_ns: 40, ..display(31, 54) };
+        let overridden = DisplayFrameInput {
+            previous_present_ns: 40,
+            ..display(31, 54)
+        };
         assert_eq!(df(overridden, A16).2, bits::SF_CPU_DEADLINE_MISSED);
     }
 
     #[test]
     fn display_frame_expired_and_invalid_present() {
-        let expired = DisplayFrameInput { prediction_expired: true, ..display(30, 51) };
-        assert_eq!(df(expired, A16), (PRESENT_UNSPECIFIED, false, bits::UNKNOWN, Some(SEVERITY_UNKNOWN)));
-        assert_eq!(df(expired, SfRules::A12), (PRESENT_UNSPECIFIED, false, bits::UNKNOWN, None));
+        let expired = DisplayFrameInput {
+            prediction_expired: true,
+            ..display(30, 51)
+        };
+        assert_eq!(
+            df(expired, A16),
+            (
+                PRESENT_UNSPECIFIED,
+                false,
+                bits::UNKNOWN,
+                Some(SEVERITY_UNKNOWN)
+            )
+        );
+        assert_eq!(
+            df(expired, SfRules::A12),
+            (PRESENT_UNSPECIFIED, false, bits::UNKNOWN, None)
+        );
         // A14+: a present before the wake-up is invalid → Unknown | Display HAL.
         let early_fence = display(30, 20);
         assert_eq!(df(early_fence, A16).2, bits::UNKNOWN | bits::DISPLAY_HAL);
         // A12/A13 only reject SIGNAL_TIME_INVALID, and give Unknown.
         assert_eq!(df(early_fence, SfRules::A13).2, bits::SF_SCHEDULING);
-        assert_eq!(df(display(30, SIGNAL_TIME_INVALID), SfRules::A12).2, bits::UNKNOWN);
+        assert_eq!(
+            df(display(30, SIGNAL_TIME_INVALID), SfRules::A12).2,
+            bits::UNKNOWN
+        );
     }
 
     /// A SurfaceFrame predicted {10, 20, 40}, started at 10, finished at `end`, presented at `present`.
@@ -980,28 +1277,81 @@ mod tests {
     fn surface_frame_on_time_and_early() {
         let p = params(A16);
         // On time never inherits display jank.
-        let on_time = SurfaceFrameInput { display_jank: bits::SF_CPU_DEADLINE_MISSED, ..surface(20, 41) };
-        assert_eq!(sf(on_time, p), (PRESENT_ON_TIME, true, bits::NONE, Some(SEVERITY_NONE)));
-        assert_eq!(sf(surface(20, 29), p), (PRESENT_EARLY, true, bits::SF_SCHEDULING, Some(SEVERITY_FULL)));
-        assert_eq!(sf(surface(20, 34), p), (PRESENT_EARLY, true, bits::PREDICTION_ERROR, Some(SEVERITY_PARTIAL)));
+        let on_time = SurfaceFrameInput {
+            display_jank: bits::SF_CPU_DEADLINE_MISSED,
+            ..surface(20, 41)
+        };
+        assert_eq!(
+            sf(on_time, p),
+            (PRESENT_ON_TIME, true, bits::NONE, Some(SEVERITY_NONE))
+        );
+        assert_eq!(
+            sf(surface(20, 29), p),
+            (
+                PRESENT_EARLY,
+                true,
+                bits::SF_SCHEDULING,
+                Some(SEVERITY_FULL)
+            )
+        );
+        assert_eq!(
+            sf(surface(20, 34), p),
+            (
+                PRESENT_EARLY,
+                true,
+                bits::PREDICTION_ERROR,
+                Some(SEVERITY_PARTIAL)
+            )
+        );
         // Late finish but early present: Unknown.
-        assert_eq!(sf(surface(21, 29), p), (PRESENT_EARLY, false, bits::UNKNOWN, Some(SEVERITY_FULL)));
+        assert_eq!(
+            sf(surface(21, 29), p),
+            (PRESENT_EARLY, false, bits::UNKNOWN, Some(SEVERITY_FULL))
+        );
     }
 
     #[test]
     fn surface_frame_late_finish_and_display_jank() {
         let p = params(A16);
         // Late finish: App Deadline Missed plus the display frame's jank.
-        let late = SurfaceFrameInput { display_jank: bits::SF_CPU_DEADLINE_MISSED, ..surface(21, 51) };
-        assert_eq!(sf(late, p).2, bits::APP_DEADLINE_MISSED | bits::SF_CPU_DEADLINE_MISSED);
-        assert_eq!(sf(surface(21, 51), p), (PRESENT_LATE, false, bits::APP_DEADLINE_MISSED, Some(SEVERITY_FULL)));
+        let late = SurfaceFrameInput {
+            display_jank: bits::SF_CPU_DEADLINE_MISSED,
+            ..surface(21, 51)
+        };
+        assert_eq!(
+            sf(late, p).2,
+            bits::APP_DEADLINE_MISSED | bits::SF_CPU_DEADLINE_MISSED
+        );
+        assert_eq!(
+            sf(surface(21, 51), p),
+            (
+                PRESENT_LATE,
+                false,
+                bits::APP_DEADLINE_MISSED,
+                Some(SEVERITY_FULL)
+            )
+        );
         // On-time finish: the display frame's jank; none → by cadence.
-        let display_hal = SurfaceFrameInput { display_jank: bits::DISPLAY_HAL, ..surface(20, 51) };
+        let display_hal = SurfaceFrameInput {
+            display_jank: bits::DISPLAY_HAL,
+            ..surface(20, 51)
+        };
         assert_eq!(sf(display_hal, p).2, bits::DISPLAY_HAL);
         assert_eq!(sf(surface(20, 51), p).2, bits::SF_SCHEDULING);
-        assert_eq!(sf(surface(20, 46), p), (PRESENT_LATE, true, bits::PREDICTION_ERROR, Some(SEVERITY_PARTIAL)));
+        assert_eq!(
+            sf(surface(20, 46), p),
+            (
+                PRESENT_LATE,
+                true,
+                bits::PREDICTION_ERROR,
+                Some(SEVERITY_PARTIAL)
+            )
+        );
         // A deadline threshold moves the finish.
-        let lenient = Params { deadline_threshold_ns: 1, ..p };
+        let lenient = Params {
+            deadline_threshold_ns: 1,
+            ..p
+        };
         assert_eq!(sf(surface(21, 51), lenient).2, bits::SF_SCHEDULING);
     }
 
@@ -1009,49 +1359,121 @@ mod tests {
     fn surface_frame_buffer_stuffing_moves_the_deadline() {
         let p = params(A16);
         // Deadline 20 at or before the previous latch 20: stuffed; adjusted deadline 20 + 11 = 31.
-        let stuffed = |end: i64| SurfaceFrameInput { last_latch_ns: 20, ..surface(end, 51) };
-        assert_eq!(sf(stuffed(30), p), (PRESENT_LATE, true, bits::BUFFER_STUFFING, Some(SEVERITY_FULL)));
+        let stuffed = |end: i64| SurfaceFrameInput {
+            last_latch_ns: 20,
+            ..surface(end, 51)
+        };
+        assert_eq!(
+            sf(stuffed(30), p),
+            (
+                PRESENT_LATE,
+                true,
+                bits::BUFFER_STUFFING,
+                Some(SEVERITY_FULL)
+            )
+        );
         // Finishing exactly at the adjusted deadline is late.
-        assert_eq!(sf(stuffed(31), p).2, bits::APP_DEADLINE_MISSED | bits::BUFFER_STUFFING);
+        assert_eq!(
+            sf(stuffed(31), p).2,
+            bits::APP_DEADLINE_MISSED | bits::BUFFER_STUFFING
+        );
         // Stuffed with display jank on an on-time finish: both.
-        let with_display = SurfaceFrameInput { display_jank: bits::DISPLAY_HAL, ..stuffed(30) };
-        assert_eq!(sf(with_display, p).2, bits::BUFFER_STUFFING | bits::DISPLAY_HAL);
+        let with_display = SurfaceFrameInput {
+            display_jank: bits::DISPLAY_HAL,
+            ..stuffed(30)
+        };
+        assert_eq!(
+            sf(with_display, p).2,
+            bits::BUFFER_STUFFING | bits::DISPLAY_HAL
+        );
         // Latch before the deadline, or none: not stuffed.
-        assert_eq!(sf(SurfaceFrameInput { last_latch_ns: 19, ..surface(30, 51) }, p).2, bits::APP_DEADLINE_MISSED);
+        assert_eq!(
+            sf(
+                SurfaceFrameInput {
+                    last_latch_ns: 19,
+                    ..surface(30, 51)
+                },
+                p
+            )
+            .2,
+            bits::APP_DEADLINE_MISSED
+        );
         assert_eq!(sf(surface(30, 51), p).2, bits::APP_DEADLINE_MISSED);
         // A16 adds the render period, earlier releases the refresh period.
-        let render_30 = |rules| Params { render_period_ns: 30, ..params(rules) };
+        let render_30 = |rules| Params {
+            render_period_ns: 30,
+            ..params(rules)
+        };
         assert_eq!(sf(stuffed(40), render_30(A16)).2, bits::BUFFER_STUFFING);
-        assert_eq!(sf(stuffed(40), render_30(SfRules::A15)).2, bits::APP_DEADLINE_MISSED | bits::BUFFER_STUFFING);
+        assert_eq!(
+            sf(stuffed(40), render_30(SfRules::A15)).2,
+            bits::APP_DEADLINE_MISSED | bits::BUFFER_STUFFING
+        );
     }
 
     #[test]
     fn surface_frame_expired_dropped_and_invalid() {
-        let expired = SurfaceFrameInput { prediction_expired: true, ..surface(21, 51) };
+        let expired = SurfaceFrameInput {
+            prediction_expired: true,
+            ..surface(21, 51)
+        };
         let jank = |input, rules| sf(input, params(rules)).2;
         assert_eq!(jank(expired, SfRules::A12), bits::UNKNOWN);
         assert_eq!(jank(expired, SfRules::A13), bits::APP_DEADLINE_MISSED);
         assert_eq!(
             sf(expired, params(A16)),
-            (PRESENT_UNSPECIFIED, false, bits::APP_DEADLINE_MISSED, Some(SEVERITY_UNKNOWN))
+            (
+                PRESENT_UNSPECIFIED,
+                false,
+                bits::APP_DEADLINE_MISSED,
+                Some(SEVERITY_UNKNOWN)
+            )
         );
-        let expired_dropped = SurfaceFrameInput { dropped: true, ..expired };
-        assert_eq!(sf(expired_dropped, params(A16)), (PRESENT_DROPPED, false, bits::DROPPED, Some(SEVERITY_UNKNOWN)));
+        let expired_dropped = SurfaceFrameInput {
+            dropped: true,
+            ..expired
+        };
+        assert_eq!(
+            sf(expired_dropped, params(A16)),
+            (
+                PRESENT_DROPPED,
+                false,
+                bits::DROPPED,
+                Some(SEVERITY_UNKNOWN)
+            )
+        );
         assert_eq!(jank(expired_dropped, SfRules::A14), bits::NONE);
         // Dropped: not classified before A14 QPR2; Dropped after, finish from the internal end (0).
-        let dropped = SurfaceFrameInput { dropped: true, ..surface(0, 51) };
-        assert_eq!(sf(dropped, params(SfRules::A14)), (PRESENT_DROPPED, false, bits::NONE, None));
+        let dropped = SurfaceFrameInput {
+            dropped: true,
+            ..surface(0, 51)
+        };
+        assert_eq!(
+            sf(dropped, params(SfRules::A14)),
+            (PRESENT_DROPPED, false, bits::NONE, None)
+        );
         assert_eq!(
             sf(dropped, params(SfRules::A14Qpr2)),
             (PRESENT_DROPPED, true, bits::DROPPED, Some(SEVERITY_UNKNOWN))
         );
         let invalid = surface(21, SIGNAL_TIME_INVALID);
-        assert_eq!(sf(invalid, params(A16)), (PRESENT_UNSPECIFIED, false, bits::UNKNOWN, Some(SEVERITY_UNKNOWN)));
+        assert_eq!(
+            sf(invalid, params(A16)),
+            (
+                PRESENT_UNSPECIFIED,
+                false,
+                bits::UNKNOWN,
+                Some(SEVERITY_UNKNOWN)
+            )
+        );
     }
 
     #[test]
     fn severity_is_full_from_exactly_one_render_period() {
-        let p = Params { render_period_ns: 30, ..params(A16) };
+        let p = Params {
+            render_period_ns: 30,
+            ..params(A16)
+        };
         assert_eq!(sf(surface(21, 69), p).3, Some(SEVERITY_PARTIAL));
         assert_eq!(sf(surface(21, 70), p).3, Some(SEVERITY_FULL));
         assert_eq!(df(display(30, 69), A16).3, Some(SEVERITY_FULL));
@@ -1063,9 +1485,22 @@ mod tests {
         assert!("a11".parse::<SfRules>().is_err());
         let l = classify_surface_frame(&surface(21, 51), &params(SfRules::A13));
         assert_eq!(
-            (l.present_type_name(), l.jank_type_name().as_str(), l.severity_name()),
+            (
+                l.present_type_name(),
+                l.jank_type_name().as_str(),
+                l.severity_name()
+            ),
             ("Late Present", "App Deadline Missed", "Unknown")
         );
+    }
+
+    #[test]
+    fn reason_codes_round_trip_and_have_sentences() {
+        for r in Reason::ALL {
+            assert_eq!(Reason::from_code(r.code()), Some(r));
+            assert!(r.sentence().ends_with('.'), "{r:?}");
+        }
+        assert_eq!(Reason::from_code("nope"), None);
     }
 
     #[test]
@@ -1085,8 +1520,14 @@ mod tests {
         assert_eq!(detect(&with_info(Some(34), None), &boottime), SfRules::A14);
         assert_eq!(detect(&with_info(Some(36), None), &boottime), SfRules::A16);
         let fingerprint = Some("google/cheetah/cheetah:15/AP3A.240905.015/123:user/release-keys");
-        assert_eq!(detect(&with_info(None, fingerprint), &boottime), SfRules::A15);
-        let unreadable = with_info(None, Some("Must use __system_property_read_callback() to read"));
+        assert_eq!(
+            detect(&with_info(None, fingerprint), &boottime),
+            SfRules::A15
+        );
+        let unreadable = with_info(
+            None,
+            Some("Must use __system_property_read_callback() to read"),
+        );
         assert_eq!(detect(&unreadable, &BTreeSet::from([3])), SfRules::A12);
         assert_eq!(detect(&Timeline::default(), &boottime), SfRules::A13);
         let mut severity = Timeline::default();
@@ -1099,7 +1540,10 @@ mod tests {
             display_frame_token: 1,
             surface_frame_token: None,
             layer: None,
-            labels: crate::decode::FrameLabels { jank_severity_type: Some(1), ..Default::default() },
+            labels: crate::decode::FrameLabels {
+                jank_severity_type: Some(1),
+                ..Default::default()
+            },
         });
         assert_eq!(detect(&severity, &boottime), SfRules::A14Qpr2);
         severity.system_info = with_info(Some(34), None).system_info;

@@ -26,7 +26,10 @@ pub const JANK_EXPLANATIONS: [(&str, &str); 17] = [
 
 /// The explanation of a jank-type name (case-insensitive), if known.
 pub fn explain(jank_type: &str) -> Option<&'static str> {
-    JANK_EXPLANATIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(jank_type)).map(|(_, e)| *e)
+    JANK_EXPLANATIONS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(jank_type))
+        .map(|(_, e)| *e)
 }
 
 /// Who a frame's jank (`jank_type` proto bitmask as SurfaceFlinger traced it) is attributed to, checked in
@@ -39,7 +42,8 @@ pub fn explain(jank_type: &str) -> Option<&'static str> {
 pub fn attribution(jank_type: i32, is_display_frame: bool) -> Option<&'static str> {
     let any = |mask: i32| jank_type & mask != 0;
     let unknown_is_app = !is_display_frame && any(bits::UNKNOWN);
-    if any(bits::APP_DEADLINE_MISSED | bits::APP_RESYNCED_JITTER | bits::DROPPED) || unknown_is_app {
+    if any(bits::APP_DEADLINE_MISSED | bits::APP_RESYNCED_JITTER | bits::DROPPED) || unknown_is_app
+    {
         Some("app")
     } else if any(bits::DISPLAY_HAL) {
         Some("display_hal")
@@ -79,13 +83,28 @@ mod tests {
 
     #[test]
     fn attribution_puts_the_app_first() {
-        assert_eq!(attribution(bits::APP_DEADLINE_MISSED | bits::SF_CPU_DEADLINE_MISSED, false), Some("app"));
+        assert_eq!(
+            attribution(
+                bits::APP_DEADLINE_MISSED | bits::SF_CPU_DEADLINE_MISSED,
+                false
+            ),
+            Some("app")
+        );
         assert_eq!(attribution(bits::UNKNOWN, false), Some("app"));
         assert_eq!(attribution(bits::UNKNOWN, true), Some("surfaceflinger"));
-        assert_eq!(attribution(bits::UNKNOWN | bits::DISPLAY_HAL, true), Some("display_hal"));
-        assert_eq!(attribution(bits::PREDICTION_ERROR | bits::BUFFER_STUFFING, false), Some("surfaceflinger"));
+        assert_eq!(
+            attribution(bits::UNKNOWN | bits::DISPLAY_HAL, true),
+            Some("display_hal")
+        );
+        assert_eq!(
+            attribution(bits::PREDICTION_ERROR | bits::BUFFER_STUFFING, false),
+            Some("surfaceflinger")
+        );
         assert_eq!(attribution(bits::BUFFER_STUFFING, false), Some("stuffing"));
-        assert_eq!(attribution(bits::DISPLAY_NOT_ON, true), Some("non_perceivable"));
+        assert_eq!(
+            attribution(bits::DISPLAY_NOT_ON, true),
+            Some("non_perceivable")
+        );
         assert_eq!(attribution(bits::NONE, true), None);
         assert_eq!(attribution(0, false), None);
     }

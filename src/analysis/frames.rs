@@ -75,7 +75,7 @@ pub struct FrameRow {
     pub derived_severity: Option<&'static str>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
-    /// Reason code of a disagreement or of no re-derivation (`classify::Reason`; sentence via `Reason::sentence`).
+    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
     pub disagreement_reason: Option<String>,
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
@@ -127,7 +127,7 @@ pub struct DisplayFrameRow {
     pub derived_severity: Option<&'static str>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
-    /// Reason code of a disagreement or of no re-derivation (`classify::Reason`; sentence via `Reason::sentence`).
+    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
     pub disagreement_reason: Option<String>,
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.

@@ -116,13 +116,17 @@ impl VsyncModel {
 
     /// The vsync period in force at `ts_ns` as SurfaceFlinger's scheduler saw it (the measured one), ns.
     pub fn period_at(&self, ts_ns: i64) -> Option<i64> {
-        self.window_at(ts_ns).map(|w| w.measured_period_ns).filter(|p| *p > 0)
+        self.window_at(ts_ns)
+            .map(|w| w.measured_period_ns)
+            .filter(|p| *p > 0)
     }
 
     /// True if an expected DisplayFrame of duration `dur_ns` ending at `end_ns` used another SF work duration
     /// than its window's usual one (VsyncModulator early / early-GPU set, A16 `Scheduler/VsyncModulator.cpp`).
     pub fn is_early_duration(&self, end_ns: i64, dur_ns: i64) -> bool {
-        self.window_at(end_ns).and_then(|w| w.sf_work_duration_ns).is_some_and(|usual| usual != dur_ns)
+        self.window_at(end_ns)
+            .and_then(|w| w.sf_work_duration_ns)
+            .is_some_and(|usual| usual != dur_ns)
     }
 
     /// The app's expected present for an app deadline (expected SurfaceFrame end) `app_end_ns`, ns, and whether
@@ -186,8 +190,15 @@ pub fn phase_offsets(period_ns: i64, durations: WorkDurations) -> Option<PhaseOf
     let t = period_ns;
     let sf_rem = durations.sf_work_ns.checked_rem(t).filter(|_| t > 0)?;
     let app_rem = (durations.app_work_ns + durations.sf_work_ns).checked_rem(t)?;
-    let sf_offset_ns = if durations.sf_work_ns >= t { t - sf_rem - t } else { t - sf_rem };
-    Some(PhaseOffsets { sf_offset_ns, app_offset_ns: t - app_rem })
+    let sf_offset_ns = if durations.sf_work_ns >= t {
+        t - sf_rem - t
+    } else {
+        t - sf_rem
+    };
+    Some(PhaseOffsets {
+        sf_offset_ns,
+        app_offset_ns: t - app_rem,
+    })
 }
 
 /// Work durations from phase offsets, as SurfaceFlinger converts them in phase-offset mode (A16
@@ -196,7 +207,10 @@ pub fn phase_offsets(period_ns: i64, durations: WorkDurations) -> Option<PhaseOf
 pub fn work_durations(period_ns: i64, offsets: PhaseOffsets) -> WorkDurations {
     let t = period_ns;
     let app = t + (offsets.sf_offset_ns - offsets.app_offset_ns);
-    WorkDurations { sf_work_ns: t - offsets.sf_offset_ns, app_work_ns: if app < t { app + t } else { app } }
+    WorkDurations {
+        sf_work_ns: t - offsets.sf_offset_ns,
+        app_work_ns: if app < t { app + t } else { app },
+    }
 }
 
 /// Distinct values seen at least twice, most common first (the smaller on ties); the most common one even if
@@ -208,7 +222,12 @@ fn by_frequency(values: &[i64]) -> Vec<i64> {
     }
     let mut sorted: Vec<(i64, usize)> = counts.into_iter().collect();
     sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    sorted.iter().enumerate().filter(|(i, (_, n))| *i == 0 || *n >= 2).map(|(_, (v, _))| *v).collect()
+    sorted
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, n))| *i == 0 || *n >= 2)
+        .map(|(_, (v, _))| *v)
+        .collect()
 }
 
 /// The most common value (the smaller on ties).
@@ -233,17 +252,16 @@ fn whole_periods(dur_ns: i64, period: f64) -> Option<i64> {
     (k >= 1.0 && (dur_ns as f64 - k * period).abs() <= GRID_TOLERANCE * period).then_some(k as i64)
 }
 
-/// Σspacing / Σvsyncs.
-fn mean_period(steps: &[Step]) -> f64 {
-    let (sum_dur, sum_k) = steps.iter().fold((0i64, 0i64), |(d, k), s| (d + s.dur_ns, k + s.vsyncs));
-    sum_dur as f64 / sum_k.max(1) as f64
-}
-
 /// Median of spacing / vsyncs, rounded to ns.
 fn median_period(steps: &[Step]) -> i64 {
-    let mut periods: Vec<f64> = steps.iter().map(|s| s.dur_ns as f64 / s.vsyncs as f64).collect();
+    let mut periods: Vec<f64> = steps
+        .iter()
+        .map(|s| s.dur_ns as f64 / s.vsyncs as f64)
+        .collect();
     periods.sort_by(f64::total_cmp);
-    periods.get(periods.len() / 2).map_or(0, |p| p.round() as i64)
+    periods
+        .get(periods.len() / 2)
+        .map_or(0, |p| p.round() as i64)
 }
 
 /// Splits the expected presents `ends` (sorted, distinct) into windows of one period each, as lists of steps.
@@ -254,41 +272,67 @@ fn median_period(steps: &[Step]) -> i64 {
 /// before) unless none is longer, and neighbours with the same period are joined. Spacings outside 2–50 ms
 /// are idle gaps, unless no spacing is inside (a trace on another time scale).
 fn split_windows(ends: &[i64]) -> Vec<Vec<Step>> {
-    let spacings = ends.windows(2).filter_map(|pair| Some((*pair.first()?, pair.get(1)? - pair.first()?)));
+    let spacings = ends
+        .windows(2)
+        .filter_map(|pair| Some((*pair.first()?, pair.get(1)? - pair.first()?)));
     // Traces on another time scale (unit-test style nanosecond periods) use every spacing.
-    let range = if spacings.clone().any(|(_, d)| STEP_RANGE_NS.contains(&d)) { STEP_RANGE_NS } else { 1..=i64::MAX };
+    let range = if spacings.clone().any(|(_, d)| STEP_RANGE_NS.contains(&d)) {
+        STEP_RANGE_NS
+    } else {
+        1..=i64::MAX
+    };
     let mut windows: Vec<Vec<Step>> = Vec::new();
     let mut current: Vec<Step> = Vec::new();
+    // Running Σspacing, Σvsyncs and one-vsync steps of `current`.
+    let (mut sum_dur, mut sum_vsyncs, mut unit_steps) = (0i64, 0i64, 0usize);
     for (from_ns, dur_ns) in spacings {
         if !range.contains(&dur_ns) {
             continue;
         }
-        let step = Step { from_ns, dur_ns, vsyncs: 1 };
-        if current.is_empty() {
-            current.push(step);
-            continue;
-        }
-        let period = mean_period(&current);
-        if let Some(vsyncs) = whole_periods(dur_ns, period) {
-            if vsyncs <= MAX_STEP_PERIODS {
-                current.push(Step { vsyncs, ..step });
+        let mut step = Step {
+            from_ns,
+            dur_ns,
+            vsyncs: 1,
+        };
+        if !current.is_empty() {
+            let period = sum_dur as f64 / sum_vsyncs as f64;
+            if let Some(vsyncs) = whole_periods(dur_ns, period) {
+                if vsyncs > MAX_STEP_PERIODS {
+                    continue;
+                }
+                step.vsyncs = vsyncs;
+            } else {
+                match whole_periods(period.round() as i64, dur_ns as f64).filter(|m| *m >= 2) {
+                    Some(m) if unit_steps < ESTABLISHED_STEPS => {
+                        current.iter_mut().for_each(|s| s.vsyncs *= m);
+                        (sum_vsyncs, unit_steps) = (sum_vsyncs * m, 0);
+                    }
+                    _ => {
+                        windows.push(std::mem::take(&mut current));
+                        (sum_dur, sum_vsyncs, unit_steps) = (0, 0, 0);
+                    }
+                }
             }
-            continue;
         }
-        let established = current.iter().filter(|s| s.vsyncs == 1).count() >= ESTABLISHED_STEPS;
-        match whole_periods(period.round() as i64, dur_ns as f64).filter(|m| *m >= 2) {
-            Some(m) if !established => current.iter_mut().for_each(|s| s.vsyncs *= m),
-            _ => windows.push(std::mem::take(&mut current)),
-        }
+        sum_dur += step.dur_ns;
+        sum_vsyncs += step.vsyncs;
+        unit_steps += usize::from(step.vsyncs == 1);
         current.push(step);
     }
     windows.push(current);
     let windows: Vec<Vec<Step>> = windows.into_iter().flat_map(split_coarse_runs).collect();
-    let min_steps = windows.iter().map(Vec::len).max().unwrap_or(0).clamp(1, MIN_WINDOW_STEPS);
+    let min_steps = windows
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0)
+        .clamp(1, MIN_WINDOW_STEPS);
     let mut joined: Vec<Vec<Step>> = Vec::new();
     for window in windows.into_iter().filter(|w| w.len() >= min_steps) {
         match joined.last_mut() {
-            Some(last) if whole_periods(median_period(&window), median_period(last) as f64) == Some(1) => {
+            Some(last)
+                if whole_periods(median_period(&window), median_period(last) as f64) == Some(1) =>
+            {
                 last.extend(window)
             }
             _ => joined.push(window),
@@ -316,7 +360,15 @@ fn split_coarse_runs(window: Vec<Step>) -> Vec<Vec<Step>> {
             if !pending.is_empty() {
                 out.push(std::mem::take(&mut pending));
             }
-            out.push(rest.iter().take(len).map(|s| Step { vsyncs: s.vsyncs / g, ..*s }).collect());
+            out.push(
+                rest.iter()
+                    .take(len)
+                    .map(|s| Step {
+                        vsyncs: s.vsyncs / g,
+                        ..*s
+                    })
+                    .collect(),
+            );
             rest = rest.get(len..).unwrap_or_default();
         } else {
             pending.push(*first);
@@ -340,7 +392,11 @@ fn gcd(a: i64, b: i64) -> i64 {
 /// Infers the vsync model of a trace. `period_override_ns` (from `Config.vsync_period_ns`) replaces the
 /// inferred period in every window (a single window when the trace has none).
 pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> VsyncModel {
-    let expected_df: Vec<&Slice> = timeline.expected.iter().filter(|s| s.kind.is_display() && s.dur_ns >= 0).collect();
+    let expected_df: Vec<&Slice> = timeline
+        .expected
+        .iter()
+        .filter(|s| s.kind.is_display() && s.dur_ns >= 0)
+        .collect();
     let mut ends: Vec<i64> = expected_df.iter().filter_map(|s| s.end_ns()).collect();
     ends.sort_unstable();
     ends.dedup();
@@ -350,7 +406,11 @@ pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> Vsyn
             let first = steps.first()?;
             let last = steps.last()?;
             let measured_period_ns = median_period(steps);
-            let unit: Vec<i64> = steps.iter().filter(|s| s.vsyncs == 1).map(|s| s.dur_ns).collect();
+            let unit: Vec<i64> = steps
+                .iter()
+                .filter(|s| s.vsyncs == 1)
+                .map(|s| s.dur_ns)
+                .collect();
             let exact = unit.iter().filter(|d| **d == measured_period_ns).count() * 2 > unit.len();
             Some((
                 VsyncWindow {
@@ -363,48 +423,87 @@ pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> Vsyn
             ))
         })
         .unzip();
-    if let Some(first) = windows.first_mut() {
-        first.start_ns = i64::MIN;
-    }
+    // Lookups before the first window use the first window (`window_at`), so its bounds stay the measured ones.
     if let Some(period) = period_override_ns.filter(|p| *p > 0) {
         if windows.is_empty() {
-            windows.push(VsyncWindow { start_ns: i64::MIN, ..VsyncWindow::default() });
+            windows.push(VsyncWindow::default());
         }
-        windows.iter_mut().for_each(|w| w.measured_period_ns = period);
+        windows
+            .iter_mut()
+            .for_each(|w| w.measured_period_ns = period);
     }
     let mut model = VsyncModel {
-        expected_display: expected_df.iter().filter_map(|s| Some((s.ts_ns, s.end_ns()?))).collect(),
+        expected_display: expected_df
+            .iter()
+            .filter_map(|s| Some((s.ts_ns, s.end_ns()?)))
+            .collect(),
         period_overridden: period_override_ns.is_some_and(|p| p > 0),
         windows,
         ..VsyncModel::default()
     };
     model.expected_display.sort_unstable();
     model.expected_ends = ends;
-    let index = |ts: i64| model.windows.partition_point(|w| w.start_ns <= ts).saturating_sub(1);
+    let index = |ts: i64| {
+        model
+            .windows
+            .partition_point(|w| w.start_ns <= ts)
+            .saturating_sub(1)
+    };
     let mut sf_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
     let mut app_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
     for s in timeline.expected.iter().filter(|s| s.dur_ns >= 0) {
-        let durs = if s.kind.is_display() { &mut sf_durs } else { &mut app_durs };
+        let durs = if s.kind.is_display() {
+            &mut sf_durs
+        } else {
+            &mut app_durs
+        };
         if let Some(list) = s.end_ns().and_then(|end| durs.get_mut(index(end))) {
             list.push(s.dur_ns);
         }
     }
-    for (((w, sf), app), exact) in
-        model.windows.iter_mut().zip(&sf_durs).zip(&app_durs).zip(exact.iter().copied().chain(std::iter::repeat(false)))
+    for (((w, sf), app), exact) in model
+        .windows
+        .iter_mut()
+        .zip(&sf_durs)
+        .zip(&app_durs)
+        .zip(exact.iter().copied().chain(std::iter::repeat(false)))
     {
-        w.period_ns = if model.period_overridden { w.measured_period_ns } else { snapped_period(w.measured_period_ns) };
-        let mode_period_ns = if exact && !model.period_overridden { w.measured_period_ns } else { w.period_ns };
-        w.refresh_rate_hz = if w.period_ns > 0 { 1e9 / w.period_ns as f64 } else { 0.0 };
+        w.period_ns = if model.period_overridden {
+            w.measured_period_ns
+        } else {
+            snapped_period(w.measured_period_ns)
+        };
+        let mode_period_ns = if exact && !model.period_overridden {
+            w.measured_period_ns
+        } else {
+            w.period_ns
+        };
+        w.refresh_rate_hz = if w.period_ns > 0 {
+            1e9 / w.period_ns as f64
+        } else {
+            0.0
+        };
         w.display_frames = sf.len() as u64;
         w.sf_work_durations_ns = by_frequency(sf);
         w.sf_work_duration_ns = w.sf_work_durations_ns.first().copied();
         w.sf_work_duration_max_ns = sf.iter().copied().max();
         w.app_work_duration_ns = mode(app);
         w.app_ready_duration_ns = w.sf_work_duration_ns;
-        w.early_duration_frames = sf.iter().filter(|d| Some(**d) != w.sf_work_duration_ns).count() as u64;
-        w.offsets = w.sf_work_duration_ns.zip(w.app_work_duration_ns).and_then(|(sf_work_ns, app_work_ns)| {
-            phase_offsets(mode_period_ns, WorkDurations { sf_work_ns, app_work_ns })
-        });
+        w.early_duration_frames = sf
+            .iter()
+            .filter(|d| Some(**d) != w.sf_work_duration_ns)
+            .count() as u64;
+        w.offsets = w.sf_work_duration_ns.zip(w.app_work_duration_ns).and_then(
+            |(sf_work_ns, app_work_ns)| {
+                phase_offsets(
+                    mode_period_ns,
+                    WorkDurations {
+                        sf_work_ns,
+                        app_work_ns,
+                    },
+                )
+            },
+        );
     }
     model.early_duration_frames = model.windows.iter().map(|w| w.early_duration_frames).sum();
     if let Some(longest) = model.windows.iter().max_by_key(|w| w.display_frames) {
@@ -434,7 +533,12 @@ mod tests {
 
     #[test]
     fn sf_period_is_computed_in_float_like_fps_from_value() {
-        let cases = [(60.0, 16_666_667), (90.0, 11_111_111), (120.0, 8_333_333), (20.0, 50_000_000)];
+        let cases = [
+            (60.0, 16_666_667),
+            (90.0, 11_111_111),
+            (120.0, 8_333_333),
+            (20.0, 50_000_000),
+        ];
         for (hz, period) in cases {
             assert_eq!(sf_period_ns(hz), period, "{hz} Hz");
         }
@@ -445,8 +549,14 @@ mod tests {
     #[test]
     fn seed_example_converts_both_ways() {
         let t = sf_period_ns(60.0);
-        let offsets = PhaseOffsets { sf_offset_ns: -10_933_333, app_offset_ns: 2_400_001 };
-        let durations = WorkDurations { sf_work_ns: 27_600_000, app_work_ns: 20_000_000 };
+        let offsets = PhaseOffsets {
+            sf_offset_ns: -10_933_333,
+            app_offset_ns: 2_400_001,
+        };
+        let durations = WorkDurations {
+            sf_work_ns: 27_600_000,
+            app_work_ns: 20_000_000,
+        };
         assert_eq!(work_durations(t, offsets), durations);
         assert_eq!(phase_offsets(t, durations), Some(offsets));
     }
@@ -455,34 +565,93 @@ mod tests {
     #[test]
     fn work_duration_cases_give_aosp_offsets() {
         let offsets = |hz: f32, sf: i64, app: i64| {
-            phase_offsets(sf_period_ns(hz), WorkDurations { sf_work_ns: sf, app_work_ns: app })
-                .map(|o| (o.sf_offset_ns, o.app_offset_ns))
+            phase_offsets(
+                sf_period_ns(hz),
+                WorkDurations {
+                    sf_work_ns: sf,
+                    app_work_ns: app,
+                },
+            )
+            .map(|o| (o.sf_offset_ns, o.app_offset_ns))
         };
-        let sets = [(10_500_000, 20_500_000), (16_000_000, 16_500_000), (13_500_000, 21_000_000)];
+        let sets = [
+            (10_500_000, 20_500_000),
+            (16_000_000, 16_500_000),
+            (13_500_000, 21_000_000),
+        ];
         let expected: [(f32, [(i64, i64); 3]); 3] = [
-            (60.0, [(6_166_667, 2_333_334), (666_667, 833_334), (3_166_667, 15_500_001)]),
-            (90.0, [(611_111, 2_333_333), (-4_888_889, 833_333), (-2_388_889, 9_944_444)]),
-            (14.7, [(57_527_208, 37_027_208), (52_027_208, 35_527_208), (54_527_208, 33_527_208)]),
+            (
+                60.0,
+                [
+                    (6_166_667, 2_333_334),
+                    (666_667, 833_334),
+                    (3_166_667, 15_500_001),
+                ],
+            ),
+            (
+                90.0,
+                [
+                    (611_111, 2_333_333),
+                    (-4_888_889, 833_333),
+                    (-2_388_889, 9_944_444),
+                ],
+            ),
+            (
+                14.7,
+                [
+                    (57_527_208, 37_027_208),
+                    (52_027_208, 35_527_208),
+                    (54_527_208, 33_527_208),
+                ],
+            ),
         ];
         for (hz, want) in expected {
             for ((sf, app), want) in sets.iter().zip(want) {
-                assert_eq!(offsets(hz, *sf, *app), Some(want), "{hz} Hz sf {sf} app {app}");
+                assert_eq!(
+                    offsets(hz, *sf, *app),
+                    Some(want),
+                    "{hz} Hz sf {sf} app {app}"
+                );
             }
         }
         // workDurationIsARange: min SF duration for late, max for early / early-GPU.
-        assert_eq!(offsets(60.0, 10_500_000, 16_000_000), Some((6_166_667, 6_833_334)));
-        assert_eq!(offsets(60.0, 20_500_000, 16_000_000), Some((-3_833_333, 13_500_001)));
+        assert_eq!(
+            offsets(60.0, 10_500_000, 16_000_000),
+            Some((6_166_667, 6_833_334))
+        );
+        assert_eq!(
+            offsets(60.0, 20_500_000, 16_000_000),
+            Some((-3_833_333, 13_500_001))
+        );
         // Defaults (-1 → sf = T − 1 ms, app = T).
         let t = sf_period_ns(60.0);
-        assert_eq!(offsets(60.0, t - 1_000_000, t), Some((1_000_000, 1_000_000)));
-        assert_eq!(phase_offsets(0, WorkDurations { sf_work_ns: 1, app_work_ns: 1 }), None);
+        assert_eq!(
+            offsets(60.0, t - 1_000_000, t),
+            Some((1_000_000, 1_000_000))
+        );
+        assert_eq!(
+            phase_offsets(
+                0,
+                WorkDurations {
+                    sf_work_ns: 1,
+                    app_work_ns: 1
+                }
+            ),
+            None
+        );
     }
 
     /// `VsyncConfigurationTest.cpp` PhaseOffsetsTest (A16): offsets → (sf work, app work).
     #[test]
     fn phase_offset_cases_give_aosp_durations() {
         let durations = |hz: f32, sf: i64, app: i64| {
-            let d = work_durations(sf_period_ns(hz), PhaseOffsets { sf_offset_ns: sf, app_offset_ns: app });
+            let d = work_durations(
+                sf_period_ns(hz),
+                PhaseOffsets {
+                    sf_offset_ns: sf,
+                    app_offset_ns: app,
+                },
+            );
             (d.sf_work_ns, d.app_work_ns)
         };
         let ms = 1_000_000;
@@ -498,7 +667,10 @@ mod tests {
     }
 
     fn steps(ends: &[i64]) -> Vec<i64> {
-        split_windows(ends).iter().map(|w| median_period(w)).collect()
+        split_windows(ends)
+            .iter()
+            .map(|w| median_period(w))
+            .collect()
     }
 
     #[test]
@@ -512,7 +684,11 @@ mod tests {
                 .collect()
         };
         // 60 Hz with skipped vsyncs and an idle gap, then 120 Hz.
-        let mut ends = grid(0, 16_666_667, &[1, 1, 2, 1, 1, 3, 1, 1, 1, 1, 60, 1, 1, 1, 2, 1, 1]);
+        let mut ends = grid(
+            0,
+            16_666_667,
+            &[1, 1, 2, 1, 1, 3, 1, 1, 1, 1, 60, 1, 1, 1, 2, 1, 1],
+        );
         let last = *ends.last().unwrap();
         ends.extend(grid(last, 8_333_333, &[1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 3, 1]));
         assert_eq!(steps(&ends), vec![16_666_667, 8_333_333]);
@@ -522,7 +698,10 @@ mod tests {
         ends.extend(grid(last, 8_333_333, &[2; 40]));
         assert_eq!(steps(&ends), vec![8_333_333, 16_666_666]);
         // A start on a coarse cadence is refined by the first one-vsync step.
-        assert_eq!(steps(&grid(0, 11_111_111, &[2, 3, 1, 1, 2, 1])), vec![11_111_111]);
+        assert_eq!(
+            steps(&grid(0, 11_111_111, &[2, 3, 1, 1, 2, 1])),
+            vec![11_111_111]
+        );
         assert!(steps(&[]).is_empty());
         // Too few frames for a confident window still give one; nanosecond-scale grids too.
         assert_eq!(steps(&grid(0, 16_666_667, &[1, 1, 2])), vec![16_666_667]);

@@ -15,46 +15,105 @@ fn real_report(file: &str) -> Report {
     analyze(&trace, file, &Config::default())
 }
 
-/// (golden name, period, measured period, SF work, app work, (SF offset, app offset), early DisplayFrames)
-const VSYNC: [(&str, i64, i64, i64, i64, (i64, i64), u64); 3] = [
-    ("emulator_a12_cpu_sampling_60hz", 16_666_667, 16_666_666, 15_666_666, 16_666_666, (1_000_000, 1_000_000), 0),
-    ("pixel6a_a13_startup_warm_60hz", 16_666_667, 16_698_303, 10_500_000, 16_600_000, (6_166_667, 6_233_334), 5),
-    (
-        "pixel7pro_a13_nowinandroid_launch_120hz",
-        8_333_333,
-        8_332_228,
-        10_500_000,
-        16_600_000,
-        (-2_166_667, 6_233_332),
-        65,
-    ),
+/// What the vsync model must find in a real trace.
+struct VsyncFigures {
+    name: &'static str,
+    period_ns: i64,
+    measured_period_ns: i64,
+    sf_work_ns: i64,
+    app_work_ns: i64,
+    /// (SF phase offset, app phase offset), ns.
+    offsets_ns: (i64, i64),
+    early_duration_frames: u64,
+}
+
+const VSYNC: [VsyncFigures; 3] = [
+    VsyncFigures {
+        name: "emulator_a12_cpu_sampling_60hz",
+        period_ns: 16_666_667,
+        measured_period_ns: 16_666_666,
+        sf_work_ns: 15_666_666,
+        app_work_ns: 16_666_666,
+        offsets_ns: (1_000_000, 1_000_000),
+        early_duration_frames: 0,
+    },
+    VsyncFigures {
+        name: "pixel6a_a13_startup_warm_60hz",
+        period_ns: 16_666_667,
+        measured_period_ns: 16_698_303,
+        sf_work_ns: 10_500_000,
+        app_work_ns: 16_600_000,
+        offsets_ns: (6_166_667, 6_233_334),
+        early_duration_frames: 5,
+    },
+    VsyncFigures {
+        name: "pixel7pro_a13_nowinandroid_launch_120hz",
+        period_ns: 8_333_333,
+        measured_period_ns: 8_332_228,
+        sf_work_ns: 10_500_000,
+        app_work_ns: 16_600_000,
+        offsets_ns: (-2_166_667, 6_233_332),
+        early_duration_frames: 65,
+    },
 ];
 
 #[test]
 fn real_traces_give_their_vsync_period_and_durations() {
     for ((name, file), want) in REAL_TRACES.iter().zip(VSYNC) {
-        assert_eq!(*name, want.0);
+        assert_eq!(*name, want.name);
         let v = real_report(file).vsync;
         assert_eq!(v.windows.len(), 1, "{name}: one display mode");
         let w = &v.windows[0];
-        let offsets = w.offsets.map(|o| (o.sf_offset_ns, o.app_offset_ns));
-        let got = (v.period_ns, v.measured_period_ns, w.sf_work_duration_ns, w.app_work_duration_ns, offsets);
-        let (_, period, measured, sf, app, phases, early) = want;
-        assert_eq!(got, (Some(period), Some(measured), Some(sf), Some(app), Some(phases)), "{name}");
-        assert_eq!(w.app_ready_duration_ns, Some(sf), "{name}: the app's ready duration is SF's work duration");
-        assert_eq!(v.early_duration_frames, early, "{name}");
+        assert_eq!(v.period_ns, Some(want.period_ns), "{name}");
+        assert_eq!(
+            v.measured_period_ns,
+            Some(want.measured_period_ns),
+            "{name}"
+        );
+        assert_eq!(w.sf_work_duration_ns, Some(want.sf_work_ns), "{name}");
+        assert_eq!(w.app_work_duration_ns, Some(want.app_work_ns), "{name}");
+        assert_eq!(
+            w.app_ready_duration_ns,
+            Some(want.sf_work_ns),
+            "{name}: the app's ready duration is SF's work"
+        );
+        assert_eq!(
+            w.offsets.map(|o| (o.sf_offset_ns, o.app_offset_ns)),
+            Some(want.offsets_ns),
+            "{name}"
+        );
+        assert_eq!(
+            v.early_duration_frames, want.early_duration_frames,
+            "{name}"
+        );
     }
-    let hz = real_report(REAL_TRACES[2].1).vsync.refresh_rate_hz().unwrap();
+    let hz = real_report(REAL_TRACES[2].1)
+        .vsync
+        .refresh_rate_hz()
+        .unwrap();
     assert!((hz - 120.0).abs() < 0.01, "{hz}");
 }
 
 fn assert_rates(name: &str, kind: &str, k: &KindAgreement, jank_min: f64) {
     assert!(k.compared > 0, "{name} {kind}: nothing compared");
     let (jank, present) = (k.jank_type_rate.unwrap(), k.present_type_rate.unwrap());
-    assert!(jank >= jank_min, "{name} {kind}: jank-type agreement {jank:.4} < {jank_min} ({k:?})");
-    assert!(present >= 0.99, "{name} {kind}: present-type agreement {present:.4} < 0.99 ({k:?})");
-    assert!(!k.disagreement_reasons.contains_key("unexplained"), "{name} {kind}: {k:?}");
-    assert_eq!(k.disagreement_reasons.values().sum::<u64>(), k.disagreements, "{name} {kind}");
+    assert!(
+        jank >= jank_min,
+        "{name} {kind}: jank-type agreement {jank:.4} < {jank_min} ({k:?})"
+    );
+    assert!(
+        present >= 0.99,
+        "{name} {kind}: present-type agreement {present:.4} < 0.99 ({k:?})"
+    );
+    assert!(
+        !k.disagreement_reasons.contains_key("unexplained"),
+        "{name} {kind}: {k:?}"
+    );
+    assert_eq!(
+        k.disagreement_reasons.values().sum::<u64>(),
+        k.disagreements,
+        "{name} {kind}"
+    );
 }
 
 #[test]
@@ -63,19 +122,38 @@ fn real_traces_agree_with_surfaceflinger_and_explain_every_disagreement() {
         let r = real_report(file);
         assert_rates(name, "DisplayFrame", &r.agreement.display_frames, 0.99);
         assert_rates(name, "SurfaceFrame", &r.agreement.surface_frames, 0.95);
-        let rows = r.frames.iter().map(|f| (f.agrees, &f.disagreement_reason, f.derived_jank_type.is_some()));
-        let display_rows =
-            r.display_frames.iter().map(|f| (f.agrees, &f.disagreement_reason, f.derived_jank_type.is_some()));
+        let rows = r.frames.iter().map(|f| {
+            (
+                f.agrees,
+                &f.disagreement_reason,
+                f.derived_jank_type.is_some(),
+            )
+        });
+        let display_rows = r.display_frames.iter().map(|f| {
+            (
+                f.agrees,
+                &f.disagreement_reason,
+                f.derived_jank_type.is_some(),
+            )
+        });
         for (agrees, reason, derived) in rows.chain(display_rows) {
-            assert_eq!(agrees.is_some(), derived, "{name}: agreement is given exactly for re-derived frames");
+            assert_eq!(
+                agrees.is_some(),
+                derived,
+                "{name}: agreement is given exactly for re-derived frames"
+            );
             if agrees != Some(true) {
-                let reason =
-                    reason.as_deref().unwrap_or_else(|| panic!("{name}: a frame without agreement has no reason"));
+                let reason = reason
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("{name}: a frame without agreement has no reason"));
                 assert_ne!(reason, "unexplained", "{name}");
             }
         }
     }
-    let rules: Vec<_> = REAL_TRACES.iter().map(|(_, f)| real_report(f).agreement.rules).collect();
+    let rules: Vec<_> = REAL_TRACES
+        .iter()
+        .map(|(_, f)| real_report(f).agreement.rules)
+        .collect();
     use ftl::analysis::classify::SfRules;
     assert_eq!(rules, [SfRules::A12, SfRules::A13, SfRules::A13]);
 }
@@ -121,8 +199,16 @@ const APP_PID: i32 = 2000;
 
 impl Sim {
     fn new(sdk: u64) -> Self {
-        let info = SystemInfo { android_sdk_version: Some(sdk), ..SystemInfo::default() };
-        Sim { events: vec![Event::SystemInfo(info)], cookie: 0, token: 100, severity: sdk >= 34 }
+        let info = SystemInfo {
+            android_sdk_version: Some(sdk),
+            ..SystemInfo::default()
+        };
+        Sim {
+            events: vec![Event::SystemInfo(info)],
+            cookie: 0,
+            token: 100,
+            severity: sdk >= 34,
+        }
     }
 
     fn next_token(&mut self) -> i64 {
@@ -130,9 +216,17 @@ impl Sim {
         self.token
     }
 
-    fn slice(&mut self, kind: SliceKind, (ts, end): (i64, i64), token: i64, dft: i64, labels: FrameLabels) {
+    fn slice(
+        &mut self,
+        kind: SliceKind,
+        (ts, end): (i64, i64),
+        token: i64,
+        dft: i64,
+        labels: FrameLabels,
+    ) {
         self.cookie += 1;
-        let display = kind == SliceKind::ExpectedDisplayFrame || kind == SliceKind::ActualDisplayFrame;
+        let display =
+            kind == SliceKind::ExpectedDisplayFrame || kind == SliceKind::ActualDisplayFrame;
         let start = FrameStart {
             kind,
             cookie: Some(self.cookie),
@@ -142,9 +236,16 @@ impl Sim {
             layer_name: (!display).then(|| "TX - com.example/com.example.Main#0".to_string()),
             labels,
         };
-        self.events.push(Event::FrameTimeline { ts_ns: ts, event: FrameTimelineEvent::Start(start) });
-        self.events
-            .push(Event::FrameTimeline { ts_ns: end, event: FrameTimelineEvent::End { cookie: Some(self.cookie) } });
+        self.events.push(Event::FrameTimeline {
+            ts_ns: ts,
+            event: FrameTimelineEvent::Start(start),
+        });
+        self.events.push(Event::FrameTimeline {
+            ts_ns: end,
+            event: FrameTimelineEvent::End {
+                cookie: Some(self.cookie),
+            },
+        });
     }
 
     fn labels(&self, present: i32, on_time: bool, jank: i32, severity: i32) -> FrameLabels {
@@ -161,12 +262,29 @@ impl Sim {
     }
 
     /// Simulates `frames` frames from vsync `v` at period `t`; returns the vsync after the last one.
-    fn run(&mut self, rng: &mut Rng, mut v: i64, t: i64, sf_ns: i64, app_ns: i64, frames: usize) -> (i64, Vec<Fault>) {
-        const FAULTS: [Fault; 5] =
-            [Fault::None, Fault::AppLate, Fault::SfCpuLate, Fault::DisplayHal, Fault::PredictionError];
+    fn run(
+        &mut self,
+        rng: &mut Rng,
+        mut v: i64,
+        t: i64,
+        sf_ns: i64,
+        app_ns: i64,
+        frames: usize,
+    ) -> (i64, Vec<Fault>) {
+        const FAULTS: [Fault; 5] = [
+            Fault::None,
+            Fault::AppLate,
+            Fault::SfCpuLate,
+            Fault::DisplayHal,
+            Fault::PredictionError,
+        ];
         let mut faults = Vec::new();
         for _ in 0..frames {
-            let fault = if rng.below(3) == 0 { FAULTS[rng.below(5) as usize] } else { Fault::None };
+            let fault = if rng.below(3) == 0 {
+                FAULTS[rng.below(5) as usize]
+            } else {
+                Fault::None
+            };
             faults.push(fault);
             let app_token = self.next_token();
             // The DisplayFrame that takes the buffer: this vsync's, or the next one's for a late app.
@@ -188,15 +306,34 @@ impl Sim {
                 FrameLabels::default(),
             );
             let df_labels = self.labels(df_present_type, on_time, df_jank, df_severity);
-            self.slice(SliceKind::ActualDisplayFrame, (df_v - sf_ns + 50_000, present), df_token, df_token, df_labels);
+            self.slice(
+                SliceKind::ActualDisplayFrame,
+                (df_v - sf_ns + 50_000, present),
+                df_token,
+                df_token,
+                df_labels,
+            );
             let deadline = v - sf_ns;
-            let app_end = if fault == Fault::AppLate { deadline + t / 2 } else { deadline - 2_000_000 };
+            let app_end = if fault == Fault::AppLate {
+                deadline + t / 2
+            } else {
+                deadline - 2_000_000
+            };
             let (sf_jank, sf_on_time) = match fault {
                 Fault::AppLate => (bits::APP_DEADLINE_MISSED, false),
                 _ => (df_jank, true),
             };
-            let sf_severity = if fault == Fault::AppLate { 3 } else { df_severity };
-            let sf_labels = self.labels(if sf_jank == bits::NONE { 1 } else { 2 }, sf_on_time, sf_jank, sf_severity);
+            let sf_severity = if fault == Fault::AppLate {
+                3
+            } else {
+                df_severity
+            };
+            let sf_labels = self.labels(
+                if sf_jank == bits::NONE { 1 } else { 2 },
+                sf_on_time,
+                sf_jank,
+                sf_severity,
+            );
             self.slice(
                 SliceKind::ExpectedSurfaceFrame,
                 (deadline - app_ns, deadline),
@@ -231,9 +368,21 @@ impl Sim {
 }
 
 fn assert_all_agree(r: &Report, what: &str) {
-    for (kind, k) in [("DisplayFrame", &r.agreement.display_frames), ("SurfaceFrame", &r.agreement.surface_frames)] {
-        let wrong: Vec<_> = r.frames.iter().filter(|f| f.agrees == Some(false)).take(3).collect();
-        assert_eq!(k.jank_type_rate, Some(1.0), "{what} {kind}: {k:?} {wrong:#?}");
+    for (kind, k) in [
+        ("DisplayFrame", &r.agreement.display_frames),
+        ("SurfaceFrame", &r.agreement.surface_frames),
+    ] {
+        let wrong: Vec<_> = r
+            .frames
+            .iter()
+            .filter(|f| f.agrees == Some(false))
+            .take(3)
+            .collect();
+        assert_eq!(
+            k.jank_type_rate,
+            Some(1.0),
+            "{what} {kind}: {k:?} {wrong:#?}"
+        );
         assert_eq!(k.present_type_rate, Some(1.0), "{what} {kind}: {k:?}");
         assert_eq!(k.severity_rate, Some(1.0), "{what} {kind}: {k:?}");
     }
@@ -251,13 +400,28 @@ fn simulated_pipelines_give_exact_vsync_and_the_injected_labels() {
         let sdk = if seed % 2 == 0 { 33 } else { 36 };
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut sim = Sim::new(sdk);
-        let (_, faults) = sim.run(&mut rng, 1_000_000_000_000 / period * period, period, sf_ns, app_ns, 150);
+        let (_, faults) = sim.run(
+            &mut rng,
+            1_000_000_000_000 / period * period,
+            period,
+            sf_ns,
+            app_ns,
+            150,
+        );
         let r = sim.report();
         let what = format!("seed {seed} period {period} sdk {sdk}");
         let w = &r.vsync.windows;
         assert_eq!(w.len(), 1, "{what}");
-        assert_eq!((r.vsync.period_ns, w[0].measured_period_ns), (Some(period), period), "{what}");
-        assert_eq!((w[0].sf_work_duration_ns, w[0].app_work_duration_ns), (Some(sf_ns), Some(app_ns)), "{what}");
+        assert_eq!(
+            (r.vsync.period_ns, w[0].measured_period_ns),
+            (Some(period), period),
+            "{what}"
+        );
+        assert_eq!(
+            (w[0].sf_work_duration_ns, w[0].app_work_duration_ns),
+            (Some(sf_ns), Some(app_ns)),
+            "{what}"
+        );
         assert_all_agree(&r, &what);
         // The derived labels are the injected faults, frame by frame.
         for (row, fault) in r.frames.iter().zip(&faults) {
@@ -268,8 +432,16 @@ fn simulated_pipelines_give_exact_vsync_and_the_injected_labels() {
                 Fault::DisplayHal => "Display HAL",
                 Fault::PredictionError => "Prediction Error",
             };
-            assert_eq!(row.derived_jank_type.as_deref(), Some(want), "{what}: {row:#?}");
-            assert_eq!(row.expected_present_ns.map(|p| p % period), Some(0), "{what}: expected present on the grid");
+            assert_eq!(
+                row.derived_jank_type.as_deref(),
+                Some(want),
+                "{what}: {row:#?}"
+            );
+            assert_eq!(
+                row.expected_present_ns.map(|p| p % period),
+                Some(0),
+                "{what}: expected present on the grid"
+            );
         }
     }
 }
@@ -278,10 +450,29 @@ fn simulated_pipelines_give_exact_vsync_and_the_injected_labels() {
 fn simulated_mode_change_gives_two_windows() {
     let mut rng = Rng(7);
     let mut sim = Sim::new(33);
-    let (v, _) = sim.run(&mut rng, 16_666_667 * 60_000, 16_666_667, 10_500_000, 16_600_000, 120);
-    sim.run(&mut rng, v - 16_666_667 + 8_333_333, 8_333_333, 10_500_000, 16_600_000, 120);
+    let (v, _) = sim.run(
+        &mut rng,
+        16_666_667 * 60_000,
+        16_666_667,
+        10_500_000,
+        16_600_000,
+        120,
+    );
+    sim.run(
+        &mut rng,
+        v - 16_666_667 + 8_333_333,
+        8_333_333,
+        10_500_000,
+        16_600_000,
+        120,
+    );
     let r = sim.report();
-    let periods: Vec<_> = r.vsync.windows.iter().map(|w| (w.period_ns, w.measured_period_ns)).collect();
+    let periods: Vec<_> = r
+        .vsync
+        .windows
+        .iter()
+        .map(|w| (w.period_ns, w.measured_period_ns))
+        .collect();
     assert_eq!(periods, [(16_666_667, 16_666_667), (8_333_333, 8_333_333)]);
     assert_all_agree(&r, "60 → 120 Hz");
 }
