@@ -319,7 +319,10 @@ fn describe(e: WireError) -> String {
 fn system_info(info: proto::SystemInfo) -> SystemInfo {
     let uts = info.utsname.unwrap_or_default();
     SystemInfo {
-        android_build_fingerprint: info.android_build_fingerprint,
+        // Android 12 builds whose fingerprint exceeds 91 characters record bionic's error text instead of it.
+        android_build_fingerprint: info
+            .android_build_fingerprint
+            .filter(|f| !f.starts_with("Must use __system_property_read_callback")),
         android_sdk_version: info.android_sdk_version,
         android_soc_model: info.android_soc_model,
         kernel_release: uts.release,

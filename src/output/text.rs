@@ -1,8 +1,9 @@
 //! The terminal report of `ftl analyze`: verdict first, then per-process (Perfetto's metric), per-layer and
 //! diagnostics tables, aligned with comfy-table.
 
+use crate::analysis::classify::Reason;
 use crate::analysis::metrics::LayerSummary;
-use crate::analysis::Report;
+use crate::analysis::{Diagnostics, Report};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
@@ -26,13 +27,25 @@ fn table(header: &[&str]) -> Table {
     t
 }
 
-/// Shortens a layer name for a terminal column: drops the `TX - ` prefix and the activity package repeat.
+/// Longest layer name shown in a terminal column, characters; longer ones keep their start and end.
+const LAYER_CHARS: usize = 72;
+
+/// Shortens a layer name for a terminal column: drops the `TX - ` prefix and the activity package repeat, and
+/// elides the middle of names longer than 72 characters (JSON and tables keep the full name).
 pub fn short_layer(name: &str) -> String {
     let n = name.strip_prefix("TX - ").unwrap_or(name);
-    match n.split_once('/') {
+    let short = match n.split_once('/') {
         Some((pkg, rest)) => format!("{pkg}/{}", rest.strip_prefix(pkg).unwrap_or(rest)),
         None => n.to_string(),
+    };
+    let chars: Vec<char> = short.chars().collect();
+    if chars.len() <= LAYER_CHARS {
+        return short;
     }
+    let keep = (LAYER_CHARS - 1) / 2;
+    let head: String = chars[..keep].iter().collect();
+    let tail: String = chars[chars.len() - keep..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 /// Renders the whole report as text.
@@ -56,6 +69,7 @@ pub fn render(report: &Report) -> String {
         t.trace_clock
     );
     out.push_str(&vsync_section(report));
+    out.push_str(&agreement_section(report));
     out.push('\n');
     out.push_str(&verdict(report));
     out.push_str(&processes_section(report));
@@ -64,12 +78,104 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-/// The vsync lines (period and rate).
+/// The vsync model in the style of `dumpsys SurfaceFlinger`'s VsyncConfiguration: rate, period, phase offsets and
+/// work durations per display-mode window (`analysis::vsync`).
 fn vsync_section(report: &Report) -> String {
-    match (report.vsync.period_ns, report.vsync.refresh_rate_hz()) {
-        (Some(p), Some(hz)) => format!("Vsync      period {:.3} ms ({hz:.1} Hz)\n", p as f64 / 1e6),
-        _ => "Vsync      period unknown (too few DisplayFrames)\n".into(),
+    let v = &report.vsync;
+    let (Some(period), Some(hz)) = (v.period_ns, v.refresh_rate_hz()) else {
+        return "Vsync      period unknown (too few DisplayFrames; give --vsync-period or --refresh-rate)\n".into();
+    };
+    let source = if v.period_overridden {
+        "given on the command line"
+    } else {
+        "inferred"
+    };
+    let mut out = format!(
+        "Vsync      {hz:.2} Hz, period {:.3} ms ({source})\n",
+        period as f64 / 1e6
+    );
+    let num = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    for w in &v.windows {
+        if v.windows.len() > 1 {
+            let _ = writeln!(
+                out,
+                "           window {:.3}..{:.3} s: {:.2} Hz",
+                (w.start_ns - report.trace.first_ts_ns) as f64 / 1e9,
+                (w.end_ns - report.trace.first_ts_ns) as f64 / 1e9,
+                w.refresh_rate_hz
+            );
+        }
+        let _ = writeln!(
+            out,
+            "           measured period: {} ns over {} DisplayFrames",
+            w.measured_period_ns, w.display_frames
+        );
+        let offsets = w.offsets.map(|o| (o.app_offset_ns, o.sf_offset_ns));
+        let _ = writeln!(
+            out,
+            "           app phase: {:>10} ns        SF phase: {:>10} ns",
+            num(offsets.map(|o| o.0)),
+            num(offsets.map(|o| o.1))
+        );
+        let _ = writeln!(
+            out,
+            "           app duration: {:>10} ns     SF duration: {:>10} ns   (app ready duration = SF duration)",
+            num(w.app_work_duration_ns),
+            num(w.sf_work_duration_ns)
+        );
+        if w.early_duration_frames > 0 {
+            let others: Vec<String> = w
+                .sf_work_durations_ns
+                .iter()
+                .filter(|d| Some(**d) != w.sf_work_duration_ns)
+                .map(|d| format!("{:.3} ms", *d as f64 / 1e6))
+                .collect();
+            let _ = writeln!(
+                out,
+                "           {} DisplayFrames scheduled with early / early-GPU SF durations ({})",
+                w.early_duration_frames,
+                others.join(", ")
+            );
+        }
     }
+    out
+}
+
+/// How often ftl's re-derived labels agree with SurfaceFlinger's, per frame kind, with the disagreement reasons.
+fn agreement_section(report: &Report) -> String {
+    let a = &report.agreement;
+    let mut out = format!(
+        "Classifier SurfaceFlinger {} rules ({}), present threshold {:.1} ms: agreement with the trace's labels\n",
+        format!("{:?}", a.rules).to_lowercase(),
+        a.rules_source,
+        a.present_threshold_ns as f64 / 1e6
+    );
+    let pct = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    for (kind, k) in [
+        ("DisplayFrames", &a.display_frames),
+        ("SurfaceFrames", &a.surface_frames),
+    ] {
+        let _ = writeln!(
+            out,
+            "           {kind}: jank type {} ({}/{}), present type {}, severity {}",
+            pct(k.jank_type_rate),
+            k.jank_type_agreed,
+            k.compared,
+            pct(k.present_type_rate),
+            pct(k.severity_rate)
+        );
+        let reasons = [
+            ("disagrees", &k.disagreement_reasons),
+            ("not compared", &k.not_compared_reasons),
+        ];
+        for (what, map) in reasons {
+            for (code, n) in map.iter() {
+                let sentence = Reason::from_code(code).map_or("", Reason::sentence);
+                let _ = writeln!(out, "             {n} {what}: {code}: {sentence}");
+            }
+        }
+    }
+    out
 }
 
 /// One line per layer with visible jank, worst first: the answer to "did it jank, where, whose fault".
@@ -186,9 +292,9 @@ fn layers_section(layers: &[LayerSummary]) -> String {
     format!("Per layer (app SurfaceFrames; fps and delays from present fences)\n{t}\n\n")
 }
 
-fn diagnostics_section(report: &Report) -> String {
-    let d = &report.diagnostics;
-    let items = [
+/// The diagnostics counters the report lists, with their descriptions (truncation is separate: an offset).
+pub fn diagnostic_counts(d: &Diagnostics) -> [(&'static str, u64); 8] {
+    [
         ("parser errors", d.import.parser_errors),
         ("unpaired FrameEnd events", d.import.unpaired_ends),
         (
@@ -209,7 +315,12 @@ fn diagnostics_section(report: &Report) -> String {
             "SurfaceFrames without expected slice (expired prediction)",
             d.surface_frames_without_expected,
         ),
-    ];
+    ]
+}
+
+fn diagnostics_section(report: &Report) -> String {
+    let d = &report.diagnostics;
+    let items = diagnostic_counts(d);
     let mut out = String::from("Diagnostics\n");
     if let Some(at) = d.truncated_at_byte {
         let _ = writeln!(
@@ -235,5 +346,13 @@ mod tests {
         assert_eq!(short_layer("TX - com.a/com.a.Main#3"), "com.a/.Main#3");
         assert_eq!(short_layer("TX - StatusBar#0"), "StatusBar#0");
         assert_eq!(short_layer("Layer1"), "Layer1");
+        let long = format!("Surface(name={})#50016", "x".repeat(100));
+        let short = short_layer(&long);
+        assert_eq!(short.chars().count(), 71);
+        assert!(
+            short.starts_with("Surface(name=xx")
+                && short.ends_with("xx)#50016")
+                && short.contains('…')
+        );
     }
 }
