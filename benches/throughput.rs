@@ -1,1 +1,146 @@
-fn main() {}
+//! Throughput and peak memory of `ftl analyze` on large traces, beside a read-only baseline in the same run.
+//!
+//! Inputs are real traces from `../shared/traces` replicated with rewritten cookies, tokens and timestamps
+//! (`ftl::synth::replicate`) into one long trace, built once under `target/bench-data/`:
+//! - the emulator trace (FrameTimeline-sparse, dominated by ftrace like most field traces) to ≥ 100 MB and 1 GiB,
+//!   plain, and to ≥ 100 MB gzip-compressed;
+//! - the Pixel 7 Pro trace (FrameTimeline-dense: 3 737 events in 0.9 MB) to ≥ 100 MB.
+//!
+//! For each input: the baseline reads the file through a 256 KiB buffer into a sink (the page-cache ceiling, or a
+//! gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o /dev/null` under
+//! `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each.
+//!
+//! Run: `cargo bench --bench throughput` (targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on
+//! a 1 GiB FrameTimeline-sparse trace).
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+mod common;
+
+const MB: f64 = 1e6;
+const RUNS: usize = 3;
+
+/// One input: which real trace, how big, compressed or not.
+struct Input {
+    source: &'static str,
+    min_bytes: u64,
+    gzip: bool,
+}
+
+const INPUTS: [Input; 4] = [
+    Input {
+        source: "emulator_a12_cpu_sampling_60hz.pftrace",
+        min_bytes: 100_000_000,
+        gzip: false,
+    },
+    Input {
+        source: "emulator_a12_cpu_sampling_60hz.pftrace",
+        min_bytes: 1 << 30,
+        gzip: false,
+    },
+    Input {
+        source: "emulator_a12_cpu_sampling_60hz.pftrace",
+        min_bytes: 100_000_000,
+        gzip: true,
+    },
+    Input {
+        source: "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+        min_bytes: 100_000_000,
+        gzip: false,
+    },
+];
+
+fn main() {
+    let ftl = env!("CARGO_BIN_EXE_ftl");
+    println!(
+        "{:<58} {:>8} {:>14} {:>12} {:>7} {:>13} {:>9}",
+        "input", "MB", "baseline MB/s", "ftl MB/s", "ratio", "peak RSS MB", "frames"
+    );
+    for input in &INPUTS {
+        let path = common::replica(
+            &common::real_trace(input.source),
+            input.min_bytes,
+            input.gzip,
+        );
+        let bytes = std::fs::metadata(&path).expect("stat input").len() as f64;
+        let baseline = best_of(|| read_all(&path, input.gzip));
+        let mut peak_rss_kb = 0;
+        let analyze = best_of(|| {
+            let (elapsed, rss_kb) = run_ftl(ftl, &path);
+            peak_rss_kb = peak_rss_kb.max(rss_kb);
+            elapsed
+        });
+        println!(
+            "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13.1} {:>9}",
+            path.file_name().unwrap_or_default().to_string_lossy(),
+            bytes / MB,
+            bytes / MB / baseline.as_secs_f64(),
+            bytes / MB / analyze.as_secs_f64(),
+            baseline.as_secs_f64() / analyze.as_secs_f64(),
+            peak_rss_kb as f64 * 1024.0 / MB,
+            surface_frames(ftl, &path),
+        );
+    }
+}
+
+fn best_of(mut run: impl FnMut() -> Duration) -> Duration {
+    (0..RUNS).map(|_| run()).min().unwrap_or_default()
+}
+
+/// Baseline: the bytes read (and inflated, for gzip) into a sink.
+fn read_all(path: &Path, gzip: bool) -> Duration {
+    let start = Instant::now();
+    let file = BufReader::with_capacity(256 << 10, File::open(path).expect("open input"));
+    let mut reader: Box<dyn Read> = if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    std::io::copy(&mut reader, &mut std::io::sink()).expect("read input");
+    start.elapsed()
+}
+
+/// Runs `ftl analyze` on `path` under `/usr/bin/time`; its wall time and peak RSS in KiB.
+fn run_ftl(ftl: &str, path: &Path) -> (Duration, u64) {
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args([
+            "-f",
+            "%M",
+            ftl,
+            "analyze",
+            "--format",
+            "json",
+            "-o",
+            "/dev/null",
+        ])
+        .arg(path)
+        .output()
+        .expect("run /usr/bin/time ftl");
+    let elapsed = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "ftl analyze failed on {path:?}: {stderr}"
+    );
+    let rss_kb = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("peak RSS from /usr/bin/time");
+    (elapsed, rss_kb)
+}
+
+/// Actual SurfaceFrames in the report (to show how much FrameTimeline data the input carries).
+fn surface_frames(ftl: &str, path: &Path) -> u64 {
+    let out = Command::new(ftl)
+        .args(["analyze", "--format", "json"])
+        .arg(path)
+        .output()
+        .expect("run ftl");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("ftl analyze json");
+    report["trace"]["surface_frames"].as_u64().unwrap_or(0)
+}

@@ -233,18 +233,22 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
     Ok(out)
 }
 
-/// Concatenates `copies` copies of a trace, shifting every FrameTimeline copy `k` by `k × shift_ns` and offsetting
-/// its cookies and tokens by `k × id_stride`, so the copies read as one long trace (benchmarks). Other packets are
-/// copied byte for byte.
-pub fn replicate(
+/// Writes `copies` copies of a trace to `out`, shifting every FrameTimeline copy `k` by `k × shift_ns` and
+/// offsetting its cookies and tokens by `k × id_stride`, so the copies read as one long trace (benchmarks). Other
+/// packets are copied byte for byte. Copies are written one at a time: memory stays at one copy.
+///
+/// Errors: `trace` is not a sequence of TracePackets, or writing to `out` failed.
+pub fn replicate<W: Write>(
     trace: &[u8],
     copies: u64,
     shift_ns: u64,
     id_stride: i64,
-) -> Result<Vec<u8>, String> {
+    out: &mut W,
+) -> Result<(), String> {
     let packets = split_packets(trace)?;
-    let mut out = Vec::with_capacity(trace.len() * copies as usize);
+    let mut copy = Vec::with_capacity(trace.len());
     for k in 0..copies {
+        copy.clear();
         for raw in &packets {
             let mut p = proto::TracePacket::decode(*raw).map_err(|e| e.to_string())?;
             let Some(event) = p
@@ -252,16 +256,16 @@ pub fn replicate(
                 .as_mut()
                 .and_then(|e| e.event.as_mut())
             else {
-                append_packet(&mut out, raw);
+                append_packet(&mut copy, raw);
                 continue;
             };
-            let d = k as i64 * id_stride;
-            shift_ids(event, d);
+            shift_ids(event, k as i64 * id_stride);
             p.timestamp = p.timestamp.map(|t| t + k * shift_ns);
-            append_packet(&mut out, &p.encode_to_vec());
+            append_packet(&mut copy, &p.encode_to_vec());
         }
+        out.write_all(&copy).map_err(|e| e.to_string())?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn shift_ids(event: &mut proto::frame_timeline_event::Event, d: i64) {
