@@ -9,6 +9,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+pub mod report;
+
 /// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces.
 ///
 /// ftl reads a Perfetto trace (plain, gzip, or with compressed packets) recorded with the
@@ -44,6 +46,8 @@ pub enum Command {
     Frames(FramesArgs),
     /// Explain jank types in plain words (all of them, or the one given).
     Explain(ExplainArgs),
+    /// Draw the timeline report (PNG or SVG): expected/actual lanes per layer, vsync grid, jank colours.
+    Report(report::ReportArgs),
 }
 
 /// Options shared by every command that reads one trace.
@@ -124,6 +128,9 @@ pub struct AnalyzeArgs {
     /// Output file (text, json) or directory (csv, parquet); stdout if omitted for text and json.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
+    /// Also draw the timeline report to this PNG (or SVG) file.
+    #[arg(long, value_name = "FILE")]
+    png: Option<PathBuf>,
 }
 
 /// Which Perfetto frame timeline table.
@@ -230,6 +237,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Analyze(a) => {
             let report = analyze_path(&a.trace.trace, &a.analysis.config()?)?;
             write_report(&report, a.format, a.output.as_deref())?;
+            if let Some(png) = &a.png {
+                crate::output::chart::render(
+                    &report,
+                    png,
+                    &crate::output::chart::ChartOptions::default(),
+                )?;
+            }
         }
         Command::Slices(a) => {
             let trace = crate::load_path(&a.trace.trace)?;
@@ -249,6 +263,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
+        Command::Report(a) => report::run(&a)?,
     }
     Ok(ExitCode::SUCCESS)
 }

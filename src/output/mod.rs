@@ -1,6 +1,7 @@
 //! Report → tables (CSV / JSON / Parquet via polars), terminal text and charts: the only place polars,
 //! comfy-table and plotters appear.
 
+pub mod chart;
 pub mod table;
 pub mod text;
 

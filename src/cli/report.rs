@@ -1,0 +1,76 @@
+//! `ftl report`: the PNG / SVG timeline report.
+
+use super::{AnalysisArgs, TraceArgs};
+use crate::error::{Error, Result};
+use crate::output::chart::data::{WindowSpec, NS_PER_S};
+use crate::output::chart::{self, ChartOptions, DEFAULT_WINDOW_SECS};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `ftl report` arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  ftl report trace.perfetto-trace -o report.png               # whole span if ≤ 12 s, else the jankiest 5 s
+  ftl report trace.pftrace -o report.svg --window 1500ms..4s  # 1.5 s to 4 s after the first frame
+  ftl report trace.pftrace -o r.png --window 1.5..4 --width 2400 --height 1200
+  ftl report trace.pftrace -o r.png --all --layer '*MainActivity*'")]
+pub struct ReportArgs {
+    #[command(flatten)]
+    trace: TraceArgs,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+    /// Output image: PNG, or SVG when the name ends in .svg.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Time range of the timeline, START..END after the first FrameTimeline slice; each bound in ms (1500ms),
+    /// s (4s) or a bare number of seconds (1.5..4). Default: the whole span if it is at most 12 s, else the
+    /// --window-secs window with the most janky frames (the title says which).
+    #[arg(long, value_name = "START..END", conflicts_with_all = ["all", "window_secs"])]
+    window: Option<String>,
+    /// Length of the automatic window on traces longer than 12 s, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_WINDOW_SECS, conflicts_with = "all")]
+    window_secs: f64,
+    /// Show the whole FrameTimeline span, however long.
+    #[arg(long)]
+    all: bool,
+    /// Image width, px.
+    #[arg(long, value_name = "PX", default_value_t = 1600)]
+    width: u32,
+    /// Image height, px.
+    #[arg(long, value_name = "PX", default_value_t = 900)]
+    height: u32,
+}
+
+impl ReportArgs {
+    /// The chart options the arguments ask for.
+    fn chart_options(&self) -> Result<ChartOptions> {
+        let window = match (&self.window, self.all) {
+            (Some(range), _) => WindowSpec::parse_range(range)
+                .map_err(|e| Error::Usage(format!("--window: {e}")))?,
+            (None, true) => WindowSpec::All,
+            (None, false) if self.window_secs.is_finite() && self.window_secs > 0.0 => {
+                WindowSpec::Auto {
+                    len_ns: (self.window_secs * NS_PER_S as f64).round() as i64,
+                }
+            }
+            (None, false) => {
+                return Err(Error::Usage(format!(
+                    "--window-secs must be a positive number, got {}",
+                    self.window_secs
+                )))
+            }
+        };
+        Ok(ChartOptions {
+            width: self.width,
+            height: self.height,
+            window,
+        })
+    }
+}
+
+/// Runs `ftl report`.
+pub fn run(args: &ReportArgs) -> Result<()> {
+    let options = args.chart_options()?;
+    let report = super::analyze_path(&args.trace.trace, &args.analysis.config()?)?;
+    chart::render(&report, &args.output, &options)
+}

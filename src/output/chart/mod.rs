@@ -1,0 +1,278 @@
+//! PNG / SVG timeline reports drawn with plotters from the [`Report`]'s per-frame rows, with an embedded font.
+//!
+//! Layout, top to bottom: title, colour legend, the timeline of the window (expected / actual lanes per layer and
+//! SurfaceFlinger's DisplayFrames, vsync grid, presents), then three overview panels of the whole trace: the
+//! frame-time histogram, janky frames and FPS over time, and the per-layer breakdown.
+
+pub mod breakdown;
+pub mod data;
+pub mod histogram;
+pub mod legend;
+pub mod rate;
+pub mod timeline;
+
+use crate::analysis::Report;
+use crate::error::{Error, Result};
+use data::{Histogram, LayerBreakdown, Rates, Timeline, Window, WindowSpec, NS_PER_S};
+use image::codecs::png::PngEncoder;
+use image::{ColorType, ImageEncoder};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// DejaVu Sans 2.37 (Bitstream Vera licence with public-domain DejaVu changes; `assets/fonts/LICENSE-DejaVu.txt`).
+static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+/// The font family every chart text uses (the embedded DejaVu Sans is registered under it).
+pub const FAMILY: &str = "sans-serif";
+
+/// Chart options.
+#[derive(Debug, Clone)]
+pub struct ChartOptions {
+    /// Image width, px.
+    pub width: u32,
+    /// Image height, px.
+    pub height: u32,
+    /// The time range of the timeline panel.
+    pub window: WindowSpec,
+}
+
+/// Default length of the automatic window on long traces, s (`--window-secs`).
+pub const DEFAULT_WINDOW_SECS: f64 = 5.0;
+
+impl Default for ChartOptions {
+    fn default() -> Self {
+        ChartOptions {
+            width: 1600,
+            height: 900,
+            window: WindowSpec::Auto {
+                len_ns: (DEFAULT_WINDOW_SECS * NS_PER_S as f64) as i64,
+            },
+        }
+    }
+}
+
+/// What a drawing step returns: plotters' error as text.
+pub type DrawResult = std::result::Result<(), String>;
+
+/// Plotters' error as text.
+pub fn cause(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// `text` cut in the middle with `…` to fit `max_px` in `style` (the end of a layer name, e.g. `#123`, tells layers
+/// apart).
+pub fn fit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle,
+    max_px: i32,
+) -> std::result::Result<String, String> {
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut candidate = text.to_string();
+    while chars.len() > 2
+        && area.estimate_text_size(&candidate, style).map_err(cause)?.0 as i32 > max_px
+    {
+        chars.remove(chars.len() * 2 / 3);
+        let cut = chars.len() * 2 / 3;
+        candidate = chars
+            .iter()
+            .take(cut)
+            .chain(['…'].iter())
+            .chain(chars.iter().skip(cut))
+            .collect();
+    }
+    Ok(candidate)
+}
+
+/// Registers the embedded font as `sans-serif` (once per process), so text renders without system fonts.
+fn register_font() -> std::result::Result<(), String> {
+    static REGISTERED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            plotters::style::register_font(FAMILY, FontStyle::Normal, FONT)
+                .map_err(|_| "the embedded font does not parse".to_string())
+        })
+        .clone()
+}
+
+/// Everything drawn, computed from the report for an image of the given size.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// Title line.
+    pub title: String,
+    /// The timeline panel.
+    pub timeline: Timeline,
+    /// The frame-time histogram.
+    pub histogram: Histogram,
+    /// Janky frames and FPS over time.
+    pub rates: Rates,
+    /// Per-layer breakdown.
+    pub breakdown: Vec<LayerBreakdown>,
+    /// Pixel layout.
+    pub layout: Layout,
+}
+
+/// Pixel layout of the image: the bands top to bottom.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Image size, px.
+    pub size: (u32, u32),
+    /// Bottom of the title + legend band, px.
+    pub header_bottom: i32,
+    /// Bottom of the timeline band, px (at most 3/5 of the height below the header; less when few lanes).
+    pub timeline_bottom: i32,
+}
+
+impl Layout {
+    /// The layout of a `width × height` image.
+    pub fn new(width: u32, height: u32) -> Layout {
+        let h = i32::try_from(height).unwrap_or(i32::MAX);
+        let header_bottom = legend::HEIGHT;
+        Layout {
+            size: (width, height),
+            header_bottom,
+            timeline_bottom: header_bottom + (h - header_bottom) * 3 / 5,
+        }
+    }
+}
+
+impl Chart {
+    /// The chart model of `report` for `options`.
+    pub fn build(report: &Report, options: &ChartOptions) -> Chart {
+        let mut layout = Layout::new(options.width, options.height);
+        let window = Window::choose(
+            options.window,
+            &report.frames,
+            report.trace.first_ts_ns,
+            report.trace.last_ts_ns,
+        );
+        let band = layout.timeline_bottom - layout.header_bottom;
+        let geometry = timeline::Geometry::new(options.width, band);
+        let timeline =
+            Timeline::build(report, window, geometry.max_groups(), geometry.plot_width());
+        // Few lanes: the timeline band shrinks to them and the overview panels get the rest.
+        layout.timeline_bottom =
+            layout.header_bottom + band.min(timeline::band_height(timeline.groups.len()));
+        Chart {
+            title: data::title(report, &window),
+            timeline,
+            histogram: Histogram::build(report),
+            rates: Rates::build(report, &window),
+            breakdown: data::breakdown(report),
+            layout,
+        }
+    }
+}
+
+/// Draws the whole chart on `root`.
+pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult {
+    let layout = &chart.layout;
+    root.fill(&WHITE).map_err(cause)?;
+    let (w, h) = (
+        i32::try_from(layout.size.0).unwrap_or(i32::MAX),
+        i32::try_from(layout.size.1).unwrap_or(i32::MAX),
+    );
+    let header = root
+        .clone()
+        .shrink((0, 0), (layout.size.0, legend::HEIGHT as u32));
+    legend::draw(&header, &chart.title, &chart.timeline)?;
+    let band = root.clone().shrink(
+        (0, layout.header_bottom),
+        (
+            layout.size.0,
+            (layout.timeline_bottom - layout.header_bottom).max(1) as u32,
+        ),
+    );
+    timeline::draw(&band, &chart.timeline)?;
+    let overview = root.clone().shrink(
+        (0, layout.timeline_bottom),
+        (layout.size.0, (h - layout.timeline_bottom).max(1) as u32),
+    );
+    let widths = [w * 3 / 10, w * 33 / 100];
+    let (left, rest) = overview.split_horizontally(widths[0]);
+    let (middle, right) = rest.split_horizontally(widths[1]);
+    histogram::draw(&left, &chart.histogram)?;
+    rate::draw(&middle, &chart.rates)?;
+    breakdown::draw(&right, &chart.breakdown)
+}
+
+/// Renders the report picture to `path`: SVG when the name ends in `.svg` (any case), else PNG.
+///
+/// Errors: [`Error::Output`] naming `path` (unwritable file, drawing failure).
+pub fn render(report: &Report, path: &Path, options: &ChartOptions) -> Result<()> {
+    let fail = |cause: String| Error::Output {
+        path: path.to_path_buf(),
+        cause,
+    };
+    if options.width < 400 || options.height < 300 {
+        return Err(fail(format!(
+            "image size {}×{} is too small (at least 400×300)",
+            options.width, options.height
+        )));
+    }
+    register_font().map_err(fail)?;
+    let chart = Chart::build(report, options);
+    let size = (options.width, options.height);
+    let svg = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if svg {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+            draw(&root, &chart).map_err(fail)?;
+            root.present().map_err(|e| fail(cause(e)))?;
+        }
+        std::fs::write(path, text).map_err(|e| fail(e.to_string()))
+    } else {
+        // Encoded here rather than by plotters, which picks the format from the extension: any name but .svg
+        // gets a PNG.
+        let rgb = rasterize(&chart).map_err(fail)?;
+        let file = std::fs::File::create(path).map_err(|e| fail(e.to_string()))?;
+        PngEncoder::new(std::io::BufWriter::new(file))
+            .write_image(&rgb, size.0, size.1, ColorType::Rgb8)
+            .map_err(|e| fail(e.to_string()))
+    }
+}
+
+/// Draws the chart into an RGB8 buffer (rows top to bottom) of `chart.layout.size`.
+pub fn rasterize(chart: &Chart) -> std::result::Result<Vec<u8>, String> {
+    let (w, h) = chart.layout.size;
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        draw(&root, chart)?;
+        root.present().map_err(cause)?;
+    }
+    Ok(rgb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn synthetic_report() -> Report {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace");
+        let trace = crate::load_path(&path).unwrap();
+        crate::analysis::analyze(&trace, "synthetic_60hz.pftrace", &Default::default())
+    }
+
+    #[test]
+    fn chart_bitmap_has_the_jank_colours_and_text_without_system_fonts() {
+        register_font().unwrap();
+        let report = synthetic_report();
+        let options = ChartOptions::default();
+        let chart = Chart::build(&report, &options);
+        let rgb = rasterize(&chart).unwrap();
+        let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+        let distinct: HashSet<&[u8; 3]> = pixels.iter().collect();
+        // Flat fills alone give a dozen colours; anti-aliased text gives hundreds.
+        assert!(distinct.len() > 100, "{} colours", distinct.len());
+        for colour in [[0xFF, 0x57, 0x22], [0x4C, 0xAF, 0x50], [0xB0, 0xBE, 0xC5]] {
+            let n = pixels.iter().filter(|p| **p == colour).count();
+            assert!(n > 20, "{colour:02X?}: {n} px");
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! `ftl report` and `ftl analyze --png`: the chart model on real traces, the SVG golden of the synthetic trace, and
+//! PNG files (signature, size, content) rendered without system fonts.
+
+use crate::common::{shared, REAL_TRACES};
+use ftl::output::chart::data::{JankClass, WindowChoice, WindowSpec, NS_PER_S};
+use ftl::output::chart::{Chart, ChartOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn synthetic() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace")
+}
+
+fn real(file: &str) -> PathBuf {
+    shared().join("traces").join(file)
+}
+
+/// Runs ftl with fontconfig pointed nowhere and no font directories: the embedded font must be enough.
+fn ftl_without_fonts(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftl"))
+        .args(args)
+        .env("FONTCONFIG_FILE", "/nonexistent/fonts.conf")
+        .env("FONTCONFIG_PATH", "/nonexistent")
+        .env("XDG_DATA_HOME", "/nonexistent")
+        .output()
+        .expect("run ftl")
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "ftl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// PNG signature and IHDR size.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+fn report(path: &Path) -> ftl::analysis::Report {
+    let trace = ftl::load_path(path).unwrap();
+    ftl::analysis::analyze(&trace, &path.display().to_string(), &Default::default())
+}
+
+#[test]
+fn report_svg_of_the_synthetic_trace_matches_the_golden_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.svg");
+    ok(&ftl_without_fonts(&[
+        "report",
+        synthetic().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let golden =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/golden/synthetic_60hz.report.svg");
+    if std::env::var_os("FTL_BLESS").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, &svg).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden)
+        .unwrap_or_else(|e| panic!("{}: {e} (FTL_BLESS=1 writes it)", golden.display()));
+    assert!(
+        svg == expected,
+        "the SVG report drifted from {}; rerun with FTL_BLESS=1 and look at it",
+        golden.display()
+    );
+    assert!(svg.starts_with("<svg") && svg.contains("synthetic_60hz.pftrace"));
+    // The three late frames of the simulated app are drawn in Perfetto's Self Jank red.
+    assert!(svg.contains("#FF5722"), "no red frame");
+}
+
+#[test]
+fn report_png_of_each_real_trace_renders_without_system_fonts() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, file) in REAL_TRACES {
+        let out = dir.path().join(format!("{name}.png"));
+        ok(&ftl_without_fonts(&[
+            "report",
+            real(file).to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!(png_size(&bytes), (1600, 900), "{name}");
+        assert!(bytes.len() > 30_000, "{name}: only {} bytes", bytes.len());
+    }
+}
+
+#[test]
+fn png_size_options_and_names_without_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    ok(&ftl_without_fonts(&[
+        "report",
+        synthetic().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--width",
+        "1000",
+        "--height",
+        "700",
+        "--window",
+        "500ms..1.5s",
+    ]));
+    assert_eq!(png_size(&std::fs::read(&out).unwrap()), (1000, 700));
+}
+
+#[test]
+fn analyze_png_draws_the_default_report_next_to_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.png");
+    let run = ftl_without_fonts(&[
+        "analyze",
+        synthetic().to_str().unwrap(),
+        "--png",
+        out.to_str().unwrap(),
+    ]);
+    ok(&run);
+    assert!(!run.stdout.is_empty(), "the text report is still printed");
+    assert_eq!(png_size(&std::fs::read(&out).unwrap()), (1600, 900));
+}
+
+#[test]
+fn bad_windows_and_sizes_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.png");
+    let (trace, out) = (synthetic(), out.to_str().unwrap().to_string());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["report", trace.to_str().unwrap(), "-o", &out];
+        args.extend_from_slice(extra);
+        ftl_without_fonts(&args)
+    };
+    let reversed = run(&["--window", "4s..1s"]);
+    assert_eq!(reversed.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&reversed.stderr).contains("--window"));
+    assert_eq!(run(&["--window", "1..2", "--all"]).status.code(), Some(2));
+    assert_eq!(run(&["--window-secs", "0"]).status.code(), Some(2));
+    let tiny = run(&["--width", "10"]);
+    assert_eq!(tiny.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&tiny.stderr).contains("r.png"));
+    let unwritable = dir.path().join("no/such/dir/r.svg");
+    let failed = ftl_without_fonts(&[
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        unwritable.to_str().unwrap(),
+    ]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("no/such/dir/r.svg"));
+}
+
+#[test]
+fn pixel7pro_launch_is_shown_whole_with_its_janky_frames_in_red_and_on_top() {
+    let r = report(&real(
+        "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+    ));
+    let chart = Chart::build(&r, &ChartOptions::default());
+    let t = &chart.timeline;
+    assert_eq!(t.window.choice, WindowChoice::WholeSpan);
+    assert!(chart.title.contains("120 Hz") && chart.title.contains("cheetah"));
+    let main = t
+        .groups
+        .iter()
+        .find(|g| g.label == "com.google...demo / MainActivity#50010")
+        .expect("MainActivity lanes");
+    let self_jank = r
+        .frames
+        .iter()
+        .filter(|f| f.layer_name.ends_with("MainActivity#50010"))
+        .filter(|f| f.jank_tag == ftl::model::JankTag::SelfJank)
+        .count();
+    assert_eq!(self_jank, 16);
+    let red: Vec<_> = main
+        .actual
+        .iter()
+        .filter(|b| {
+            b.rgb == JankClass::SelfJank.rgb("Full") || b.rgb == JankClass::SelfJank.rgb("Partial")
+        })
+        .collect();
+    assert_eq!(red.len(), self_jank);
+    // Janky frames come last, so nothing good is drawn over them.
+    let first_janky = main.actual.iter().position(|b| b.janky).unwrap();
+    assert!(main.actual[first_janky..].iter().all(|b| b.janky));
+    assert_eq!(main.actual.len() - first_janky, main.janky);
+    // Buffer stuffing is light green, never red.
+    let stuffed = main
+        .actual
+        .iter()
+        .filter(|b| b.rgb == JankClass::HighLatency.rgb("None"))
+        .count();
+    assert!(stuffed > 0);
+    assert_eq!(
+        t.groups.last().unwrap().label,
+        "SurfaceFlinger / DisplayFrames"
+    );
+    assert!(
+        t.vsync_ns.is_empty(),
+        "8.3 ms vsyncs are < 3 px apart over 10 s"
+    );
+}
+
+#[test]
+fn long_emulator_trace_shows_its_jankiest_window_unless_asked_otherwise() {
+    let r = report(&real("emulator_a12_cpu_sampling_60hz.pftrace"));
+    let chart = Chart::build(&r, &ChartOptions::default());
+    let w = chart.timeline.window;
+    let WindowChoice::MostJanky { janky } = w.choice else {
+        panic!("{w:?}")
+    };
+    assert_eq!(w.len_ns(), 5 * NS_PER_S);
+    let in_window = r
+        .frames
+        .iter()
+        .filter(|f| {
+            f.jank_tag.is_janky() && f.actual_start_ns >= w.start_ns && f.actual_start_ns < w.end_ns
+        })
+        .count();
+    assert_eq!(janky, in_window);
+    // No other 5 s window starting at a janky frame holds more.
+    for f in r.frames.iter().filter(|f| f.jank_tag.is_janky()) {
+        let n = r
+            .frames
+            .iter()
+            .filter(|g| g.jank_tag.is_janky())
+            .filter(|g| {
+                g.actual_start_ns >= f.actual_start_ns
+                    && g.actual_start_ns < f.actual_start_ns + 5 * NS_PER_S
+            })
+            .count();
+        assert!(n <= janky, "{n} > {janky}");
+    }
+    assert!(chart.title.contains("most janky"));
+    assert!(chart.timeline.groups.iter().any(|g| g
+        .actual
+        .iter()
+        .any(|b| b.rgb == JankClass::OtherJank.rgb("Full"))));
+    let all = ChartOptions {
+        window: WindowSpec::All,
+        ..ChartOptions::default()
+    };
+    let whole = Chart::build(&r, &all).timeline.window;
+    assert_eq!(
+        (whole.start_ns, whole.end_ns),
+        (r.trace.first_ts_ns, r.trace.last_ts_ns)
+    );
+}
