@@ -75,7 +75,7 @@ impl Slice {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NameSource {
-    /// `ProcessTree` cmdline[0], as Perfetto's `process.name`.
+    /// `ProcessTree` `cmdline[0]`, as Perfetto's `process.name`.
     ProcessTree,
     /// Derived from the layer names of its SurfaceFrames (`TX - com.pkg/...` → `com.pkg`).
     LayerName,
