@@ -1,5 +1,5 @@
 //! Opens a trace file as a buffered byte stream, transparently inflating gzip (sniffed by magic bytes, not by
-//! file extension). No protobuf here.
+//! file extension), and tells trace files from other files by their first bytes. No protobuf decoding here.
 
 use crate::error::{Error, Result};
 use flate2::bufread::MultiGzDecoder;
@@ -70,10 +70,68 @@ pub fn open(path: &Path) -> Result<TraceInput> {
     })
 }
 
-/// True if the first bytes of `path` look like a trace ftl can read: gzip, or a protobuf `Trace` whose first
-/// field is `packet` (tag 1, length-delimited: byte `0x0a`). Used by `ftl batch` to recognise traces by content.
-pub fn looks_like_trace(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 2];
-    let n = File::open(path)?.read(&mut head)?;
-    Ok(n >= 1 && (head[0] == 0x0a || (n == 2 && head == [0x1f, 0x8b])))
+/// Largest first-packet length (bytes) the content sniffer accepts as plausible. Perfetto's tracing service
+/// writes packets in chunks far below this; a bigger value means the `0x0a` was not a `Trace.packet` key.
+const MAX_FIRST_PACKET_BYTES: u64 = 256 << 20;
+
+/// Why a file does not look like a trace, or `None` if it does: gzip magic `1f 8b`, or the `Trace.packet` key
+/// `0x0a` followed by a plausible varint length (1 byte .. 256 MiB). An empty file counts as a trace (a failed
+/// capture, reported as an error rather than skipped). Errors: the file cannot be opened or read.
+pub fn sniff(path: &Path) -> std::io::Result<Option<String>> {
+    let mut head = Vec::with_capacity(11);
+    std::fs::File::open(path)?.take(11).read_to_end(&mut head)?;
+    let (first, rest) = match head.split_first() {
+        None => return Ok(None),
+        Some(split) => split,
+    };
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return Ok(None);
+    }
+    let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    if *first != 0x0a {
+        return Ok(Some(format!(
+            "not a Perfetto trace: starts with bytes {} (neither gzip magic 1f 8b nor the Trace.packet key 0a)",
+            shown.join(" ")
+        )));
+    }
+    let mut len = 0u64;
+    for (i, b) in rest.iter().take(10).enumerate() {
+        len |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok((len == 0 || len > MAX_FIRST_PACKET_BYTES).then(|| {
+                format!(
+                    "not a Perfetto trace: key 0a followed by an implausible packet length {len}"
+                )
+            }));
+        }
+    }
+    Ok(Some(
+        "not a Perfetto trace: key 0a without a complete packet length".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniff_recognises_traces_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            sniff(&p).unwrap()
+        };
+        assert_eq!(write("gz.txt", &[0x1f, 0x8b, 8, 0]), None);
+        assert_eq!(write("t.bin", &[0x0a, 0x85, 0x01, 0x12]), None);
+        assert_eq!(write("empty", &[]), None);
+        let text = write("a.pftrace", b"hello").unwrap();
+        assert!(text.contains("starts with bytes 68 65 6c 6c"), "{text}");
+        let zero = write("z", &[0x0a, 0x00]).unwrap();
+        assert!(zero.contains("implausible packet length 0"), "{zero}");
+        let huge = write("h", &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap();
+        assert!(huge.contains("implausible"), "{huge}");
+        let cut = write("c", &[0x0a, 0x85]).unwrap();
+        assert!(cut.contains("without a complete packet length"), "{cut}");
+    }
 }

@@ -12,12 +12,14 @@
 //! - [`model`]: [`model::Timeline`] — Perfetto's expected/actual slices, processes, SurfaceFrame → DisplayFrame links.
 //! - [`analysis`]: [`analysis::Report`] — Perfetto's per-process metric, per-layer summaries, present-based FPS.
 //! - [`output`]: polars tables (CSV / JSON / Parquet) and terminal text.
+//! - [`batch`]: many traces in parallel (rayon) into a ranked triage table, per-file failure isolation.
 //! - [`synth`]: builds trace bytes from events (test fixtures, benchmarks).
 //! - [`cli`]: the `ftl` command line.
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod analysis;
+pub mod batch;
 pub mod cli;
 pub mod decode;
 pub mod error;

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+pub mod batch;
 pub mod report;
 
 /// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces.
@@ -48,6 +49,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Draw the timeline report (PNG or SVG): expected/actual lanes per layer, vsync grid, jank colours.
     Report(report::ReportArgs),
+    /// Triage many traces in parallel into one ranked table; bad files are reported, not fatal.
+    Batch(batch::BatchArgs),
 }
 
 /// Options shared by every command that reads one trace.
@@ -264,6 +267,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
         Command::Report(a) => report::run(&a)?,
+        Command::Batch(a) => return batch::run(&a),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! comfy-table and plotters appear.
 
 pub mod chart;
+pub mod label;
 pub mod table;
 pub mod text;
 

@@ -39,9 +39,33 @@ enum Kind {
     Str,
 }
 
+impl Kind {
+    /// The type of a column that holds no value in this table, from the naming rule that puts units in column
+    /// names, so that a column's type never depends on the trace: `_ns`, `_token`, `_bytes`, `frames`, `_count`,
+    /// `pid`, `uid`, Perfetto's `frame_dur_*` (ns) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps` → float;
+    /// `is_*`, `agrees` → bool; anything else → string.
+    fn of_unit(name: &str) -> Kind {
+        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s));
+        if ends(&["_ms", "_pct", "_hz", "_rate"]) || name.contains("_ms_") || name == "fps" {
+            Kind::Float
+        } else if ends(&[
+            "_ns", "_token", "_bytes", "_byte", "frames", "_count", "_version", "_delay", "pid",
+        ]) || name == "uid"
+            || name.starts_with("frame_dur_")
+        {
+            Kind::Int
+        } else if name.starts_with("is_") || name == "agrees" {
+            Kind::Bool
+        } else {
+            Kind::Str
+        }
+    }
+}
+
 /// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised (a `T::default()`
 /// supplies them when `rows` is empty). Types: integers → Int64, floats → Float64, bools → Boolean, everything
-/// else → String (nested values as JSON text); `None` → null.
+/// else → String (nested values as JSON text); `None` → null; a column without any value takes the type its name
+/// gives (`Kind::of_unit`), so a table's schema is the same for every trace.
 pub fn to_dataframe<T: Serialize + Default>(rows: &[T]) -> Result<DataFrame> {
     let err = |cause: String| Error::Output {
         path: "<table>".into(),
@@ -80,16 +104,13 @@ fn column(name: &str, values: &[&Value]) -> Column {
         (None | Some(Kind::Bool), Value::Bool(_)) => Some(Kind::Bool),
         _ => Some(Kind::Str),
     });
+    let kind = kind.unwrap_or_else(|| Kind::of_unit(name));
     let name = PlSmallStr::from(name);
     match kind {
-        Some(Kind::Int) => Column::new(name, values.iter().map(|v| v.as_i64()).collect::<Vec<_>>()),
-        Some(Kind::Float) => {
-            Column::new(name, values.iter().map(|v| v.as_f64()).collect::<Vec<_>>())
-        }
-        Some(Kind::Bool) => {
-            Column::new(name, values.iter().map(|v| v.as_bool()).collect::<Vec<_>>())
-        }
-        Some(Kind::Str) | None => Column::new(
+        Kind::Int => Column::new(name, values.iter().map(|v| v.as_i64()).collect::<Vec<_>>()),
+        Kind::Float => Column::new(name, values.iter().map(|v| v.as_f64()).collect::<Vec<_>>()),
+        Kind::Bool => Column::new(name, values.iter().map(|v| v.as_bool()).collect::<Vec<_>>()),
+        Kind::Str => Column::new(
             name,
             values
                 .iter()

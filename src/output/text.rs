@@ -1,6 +1,7 @@
 //! The terminal report of `ftl analyze`: verdict first, then per-process (Perfetto's metric), per-layer and
 //! diagnostics tables, aligned with comfy-table.
 
+use super::label;
 use crate::analysis::classify::Reason;
 use crate::analysis::metrics::LayerSummary;
 use crate::analysis::{Diagnostics, Report};
@@ -27,25 +28,9 @@ fn table(header: &[&str]) -> Table {
     t
 }
 
-/// Longest layer name shown in a terminal column, characters; longer ones keep their start and end.
-const LAYER_CHARS: usize = 72;
-
-/// Shortens a layer name for a terminal column: drops the `TX - ` prefix and the activity package repeat, and
-/// elides the middle of names longer than 72 characters (JSON and tables keep the full name).
-pub fn short_layer(name: &str) -> String {
-    let n = name.strip_prefix("TX - ").unwrap_or(name);
-    let short = match n.split_once('/') {
-        Some((pkg, rest)) => format!("{pkg}/{}", rest.strip_prefix(pkg).unwrap_or(rest)),
-        None => n.to_string(),
-    };
-    let chars: Vec<char> = short.chars().collect();
-    if chars.len() <= LAYER_CHARS {
-        return short;
-    }
-    let keep = (LAYER_CHARS - 1) / 2;
-    let head: String = chars[..keep].iter().collect();
-    let tail: String = chars[chars.len() - keep..].iter().collect();
-    format!("{head}…{tail}")
+/// A layer name for a terminal column: [`label::layer_label`] elided to 72 characters.
+fn short_layer(name: &str) -> String {
+    label::elide(&label::layer_label(name), 72)
 }
 
 /// Renders the whole report as text.
@@ -335,24 +320,4 @@ fn diagnostics_section(report: &Report) -> String {
         out.push_str("  none\n");
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::short_layer;
-
-    #[test]
-    fn layer_names_are_shortened_for_terminals() {
-        assert_eq!(short_layer("TX - com.a/com.a.Main#3"), "com.a/.Main#3");
-        assert_eq!(short_layer("TX - StatusBar#0"), "StatusBar#0");
-        assert_eq!(short_layer("Layer1"), "Layer1");
-        let long = format!("Surface(name={})#50016", "x".repeat(100));
-        let short = short_layer(&long);
-        assert_eq!(short.chars().count(), 71);
-        assert!(
-            short.starts_with("Surface(name=xx")
-                && short.ends_with("xx)#50016")
-                && short.contains('…')
-        );
-    }
 }

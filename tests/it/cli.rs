@@ -164,3 +164,49 @@ fn text_report_answers_did_it_jank() {
         "app named from layer names: {text}"
     );
 }
+
+/// Every table keeps its column types when a column holds no value (a small trace, a failed batch row): the
+/// all-null fallback (`Kind::of_unit`) must give the types real data gives.
+#[test]
+fn table_schemas_do_not_depend_on_the_trace() {
+    use ftl::output::table::to_dataframe;
+    use polars::prelude::DataFrame;
+    fn same_types<T: serde::Serialize + Default>(what: &str, rows: &[T]) {
+        let real: DataFrame = to_dataframe(rows).expect("table");
+        let empty = to_dataframe(&[T::default()]).expect("table of a default row");
+        let mut checked = 0;
+        for column in real.columns() {
+            if column.null_count() == column.len() {
+                continue;
+            }
+            let fallback = empty.column(column.name()).expect("same columns").dtype();
+            assert_eq!(
+                column.dtype(),
+                fallback,
+                "{what}.{}: real vs all-null type",
+                column.name()
+            );
+            checked += 1;
+        }
+        assert!(checked > 3, "{what}: {checked} columns with values");
+    }
+    let traces = shared().join("traces");
+    for (_, file) in crate::common::REAL_TRACES {
+        let path = traces.join(file);
+        let report = ftl::cli::analyze_path(&path, &Default::default()).expect("analyze");
+        same_types("frames", &report.frames);
+        same_types("display_frames", &report.display_frames);
+        same_types("processes", &report.processes);
+        same_types("layers", &report.layers);
+        same_types("trace", std::slice::from_ref(&report.trace));
+        let timeline = ftl::load_path(&path).expect("load").timeline;
+        same_types(
+            "expected slices",
+            &ftl::analysis::slices::expected_rows(&timeline),
+        );
+        same_types(
+            "actual slices",
+            &ftl::analysis::slices::actual_rows(&timeline),
+        );
+    }
+}

@@ -4,6 +4,7 @@
 use crate::analysis::frames::FrameRow;
 use crate::analysis::Report;
 use crate::model::JankTag;
+use crate::output::label::layer_label;
 use std::collections::BTreeMap;
 
 /// Nanoseconds per millisecond.
@@ -342,45 +343,6 @@ fn good_then_janky(mut bars: Vec<Bar>) -> Vec<Bar> {
     bars
 }
 
-/// `com.google.samples.apps.nowinandroid` → `com.google...nowinandroid` when longer than 24 characters.
-fn short_package(package: &str) -> String {
-    let parts: Vec<&str> = package.split('.').collect();
-    match (parts.as_slice(), package.chars().count() > 24) {
-        ([a, b, .., last], true) if parts.len() > 3 => format!("{a}.{b}...{last}"),
-        _ => package.to_string(),
-    }
-}
-
-/// A readable lane label from a layer name: `TX - com.pkg.app/com.pkg.app.MainActivity#12` →
-/// `com.pkg.app / MainActivity#12` (long packages shortened to `com.google...demo`, words before the package
-/// kept); `TX - Surface(name=X)/@0x1 - animation-leash of app_transition#5` → `X · leash app_transition#5`; other
-/// names keep their text (the drawing cuts what does not fit).
-pub fn short_layer_name(layer: &str) -> String {
-    let name = layer.strip_prefix("TX - ").unwrap_or(layer);
-    if let Some(rest) = name.strip_prefix("Surface(name=") {
-        let (inner, tail) = rest.split_once(")/").unwrap_or((rest, ""));
-        let inner = match inner.split_once(' ') {
-            Some((head, _)) if inner.contains('{') => format!("{head}}}"),
-            _ => short_layer_name(inner),
-        };
-        match tail.split_once("animation-leash of ") {
-            Some((_, what)) => format!("{inner} · leash {what}"),
-            None => inner,
-        }
-    } else if let Some((package, activity)) = name.split_once('/') {
-        let activity = activity.rsplit('.').next().unwrap_or(activity);
-        let (prefix, package) = package.rsplit_once(' ').unwrap_or(("", package));
-        let prefix = if prefix.is_empty() {
-            String::new()
-        } else {
-            format!("{prefix} ")
-        };
-        format!("{prefix}{} / {activity}", short_package(package))
-    } else {
-        name.to_string()
-    }
-}
-
 /// Vsync times inside the window: each vsync window's grid `end + k·period` (its last expected present, measured
 /// period) from its start (from the window start for the first) to the next one's start; empty when lines would
 /// be closer than [`MIN_GRID_SPACING_PX`] on a plot `width_px` wide.
@@ -506,7 +468,7 @@ fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
     presents_ns.sort_unstable();
     presents_ns.dedup();
     LaneGroup {
-        label: short_layer_name(layer),
+        label: layer_label(layer),
         pid,
         expected,
         janky: actual.iter().filter(|b| b.janky).count(),
@@ -774,7 +736,7 @@ pub fn breakdown(report: &Report) -> Vec<LayerBreakdown> {
         .map(|l| {
             let counts = classes.get(&(l.pid, l.layer_name.as_str()));
             LayerBreakdown {
-                label: short_layer_name(&l.layer_name),
+                label: layer_label(&l.layer_name),
                 frames: l.frames,
                 classes: JankClass::ALL
                     .iter()
@@ -1094,34 +1056,6 @@ mod tests {
             vec!["layer1", "layer2", "SurfaceFlinger / DisplayFrames"]
         );
         assert_eq!(t.hidden_groups, 1);
-    }
-
-    #[test]
-    fn layer_names_are_shortened_readably() {
-        assert_eq!(
-            short_layer_name(
-                "TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#123"
-            ),
-            "com.google...demo / MainActivity#123"
-        );
-        assert_eq!(short_layer_name("TX - StatusBar#0"), "StatusBar#0");
-        assert_eq!(
-            short_layer_name("TX - Bounds for - com.pkg.app/com.pkg.app.Main#4"),
-            "Bounds for - com.pkg.app / Main#4"
-        );
-        assert_eq!(
-            short_layer_name(
-                "TX - Surface(name=Task=16090)/@0x9b71fa2 - animation-leash of app_transition#50005"
-            ),
-            "Task=16090 · leash app_transition#50005"
-        );
-        assert_eq!(
-            short_layer_name(
-                "TX - Surface(name=WindowToken{2e93408 type=2019 android.os.BinderProxy@2875bfa})/@0xe430c5 - \
-                 animation-leash of token_transform#50013"
-            ),
-            "WindowToken{2e93408} · leash token_transform#50013"
-        );
     }
 
     #[test]

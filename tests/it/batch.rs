@@ -1,0 +1,530 @@
+//! `ftl batch`: a directory of real traces, their compression variants and bad files is triaged with the numbers
+//! of `ftl analyze`, bad files are listed with their reason, Parquet output loads in polars, `--fail-on` gates.
+
+use crate::common::{ftl, shared, REAL_TRACES};
+use ftl::analysis::{Config, Report};
+use polars::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A directory with the real traces (plain, gzip, `compressed_packets`), a truncated copy, an empty file, a text
+/// file, random bytes and a subdirectory holding one more trace.
+struct Fleet {
+    dir: tempfile::TempDir,
+    /// (file name, golden name) of the good traces.
+    good: Vec<(String, &'static str)>,
+}
+
+fn fleet() -> Fleet {
+    let dir = tempfile::tempdir().unwrap();
+    let mut good = Vec::new();
+    let write = |name: String, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
+    for (golden, file) in REAL_TRACES {
+        let bytes = std::fs::read(shared().join("traces").join(file)).unwrap();
+        let compressed = ftl::synth::compress_packets(&bytes, 64 * 1024).unwrap();
+        for (suffix, variant) in [
+            ("pftrace", bytes.clone()),
+            ("gz", ftl::synth::gzip(&bytes).unwrap()),
+            ("cp.pb", compressed),
+        ] {
+            let name = format!("{golden}.{suffix}");
+            write(name.clone(), &variant);
+            good.push((name, golden));
+        }
+        if golden.starts_with("pixel7pro") {
+            write(
+                "truncated.pftrace".into(),
+                &bytes[..bytes.len() * 2 / 3 + 7],
+            );
+            std::fs::create_dir(dir.path().join("sub")).unwrap();
+            write("sub/nested.pftrace".into(), &bytes);
+        }
+    }
+    write("empty.pftrace".into(), &[]);
+    write("notes.txt".into(), b"trace notes\n");
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let random: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    write("random.bin".into(), &random);
+    Fleet { dir, good }
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `ftl batch --format json -q ARGS`; (exit code, rows, stderr).
+fn batch_json(args: &[&str]) -> (i32, Vec<Value>, String) {
+    let mut all = vec!["batch", "--format", "json", "-q"];
+    all.extend(args);
+    let out = ftl(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let rows: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    (
+        out.status.code().unwrap(),
+        rows.as_array().unwrap().clone(),
+        stderr,
+    )
+}
+
+fn f(row: &Value, column: &str) -> Option<f64> {
+    row[column].as_f64()
+}
+
+fn close(a: Option<f64>, b: Option<f64>, what: &str) {
+    match (a, b) {
+        (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{what}: {a} != {b}"),
+        (a, b) => assert_eq!(a, b, "{what}"),
+    }
+}
+
+/// Asserts that a trace-level row carries `ftl analyze`'s numbers for `report`.
+fn assert_row_matches(row: &Value, report: &Report) {
+    let what = row["path"].as_str().unwrap();
+    let sum = |f: fn(&ftl::analysis::metrics::LayerSummary) -> u64| -> u64 {
+        report.layers.iter().map(f).sum()
+    };
+    assert_eq!(row["status"], "ok", "{what}");
+    assert_eq!(row["frames"].as_u64(), Some(sum(|l| l.frames)), "{what}");
+    assert_eq!(
+        row["janky_frames"].as_u64(),
+        Some(sum(|l| l.janky_frames)),
+        "{what}"
+    );
+    assert_eq!(
+        row["app_janky_frames"].as_u64(),
+        Some(sum(|l| l.app_janky_frames)),
+        "{what}"
+    );
+    assert_eq!(
+        row["sf_janky_frames"].as_u64(),
+        Some(sum(|l| l.sf_janky_frames)),
+        "{what}"
+    );
+    assert_eq!(
+        row["dropped_frames"].as_u64(),
+        Some(sum(|l| l.dropped_frames)),
+        "{what}"
+    );
+    let pct = sum(|l| l.janky_frames) as f64 * 100.0 / sum(|l| l.frames) as f64;
+    close(f(row, "janky_pct"), Some(pct), what);
+    close(
+        f(row, "refresh_rate_hz"),
+        report.vsync.refresh_rate_hz(),
+        what,
+    );
+    close(f(row, "span_ms"), Some(report.trace.span_ms), what);
+    assert_eq!(
+        row["device"].as_str(),
+        report.trace.device_fingerprint.as_deref(),
+        "{what}"
+    );
+    close(
+        f(row, "agreement_pct"),
+        report
+            .agreement
+            .surface_frames
+            .jank_type_rate
+            .map(|r| r * 100.0),
+        what,
+    );
+    let worst = report
+        .layers
+        .iter()
+        .filter(|l| l.janky_frames > 0)
+        .min_by(|a, b| (b.janky_frames.cmp(&a.janky_frames)).then(a.layer_name.cmp(&b.layer_name)))
+        .map(|l| l.layer_name.as_str());
+    assert_eq!(row["worst_layer"].as_str(), worst, "{what}");
+    let max_delay = report.layers.iter().filter_map(|l| l.max_frame_delay).max();
+    assert_eq!(row["max_frame_delay"].as_i64(), max_delay, "{what}");
+    if let [layer] = report.layers.as_slice() {
+        close(f(row, "frame_dur_ms_p99"), layer.frame_dur_ms_p99, what);
+        close(f(row, "overrun_ms_p99"), layer.overrun_ms_p99, what);
+    }
+    assert!(f(row, "frame_dur_ms_p99").is_some(), "{what}");
+    assert_eq!(
+        row["file_bytes"].as_u64(),
+        Some(report.trace.file_bytes),
+        "{what}"
+    );
+}
+
+#[test]
+fn triage_of_a_mixed_directory_matches_analyze_and_lists_bad_files() {
+    let fleet = fleet();
+    let dir = fleet.dir.path();
+    let (code, rows, stderr) = batch_json(&[path_str(dir), "--jobs", "3"]);
+    assert_eq!(code, 1, "the empty file fails the batch\n{stderr}");
+    // 9 good + truncated analysed, the empty file failed; notes.txt, random.bin and sub/ skipped with a reason.
+    assert_eq!(rows.len(), 11, "{rows:#?}");
+    let by_name = |name: &str| {
+        rows.iter()
+            .find(|r| r["trace"] == name)
+            .unwrap_or_else(|| panic!("no row for {name}"))
+    };
+    let config = Config::default();
+    for (name, golden) in &fleet.good {
+        let path = dir.join(name);
+        let report = ftl::cli::analyze_path(&path, &config).unwrap();
+        let row = by_name(name);
+        assert_eq!(row["path"], path_str(&path));
+        assert_row_matches(row, &report);
+        // The compression variants give the plain file's numbers.
+        let plain = by_name(&format!("{golden}.pftrace"));
+        for column in [
+            "frames",
+            "janky_pct",
+            "frame_dur_ms_p99",
+            "overrun_ms_p99",
+            "agreement_pct",
+        ] {
+            assert_eq!(row[column], plain[column], "{name} {column}");
+        }
+    }
+    let truncated = by_name("truncated.pftrace");
+    assert_eq!(truncated["status"], "ok");
+    assert!(truncated["truncated_at_byte"].as_u64().is_some());
+    assert!(truncated["diagnostics_count"].as_u64().unwrap() >= 1);
+    assert_row_matches(
+        truncated,
+        &ftl::cli::analyze_path(&dir.join("truncated.pftrace"), &config).unwrap(),
+    );
+    let empty = rows.last().unwrap();
+    assert_eq!(empty["trace"], "empty.pftrace", "failed rows come last");
+    assert!(empty["status"]
+        .as_str()
+        .unwrap()
+        .ends_with("empty file, not a Perfetto trace"));
+    assert!(empty["frames"].is_null());
+    // Ranked by janky_pct descending, ties by path.
+    let ok = &rows[..rows.len() - 1];
+    for pair in ok.windows(2) {
+        let (a, b) = (
+            f(&pair[0], "janky_pct").unwrap(),
+            f(&pair[1], "janky_pct").unwrap(),
+        );
+        assert!(
+            a > b || (a == b && pair[0]["path"].as_str() < pair[1]["path"].as_str()),
+            "{pair:#?}"
+        );
+    }
+    for (file, reason) in [
+        (
+            "notes.txt",
+            "not a Perfetto trace: starts with bytes 74 72 61 63",
+        ),
+        ("random.bin", "not a Perfetto trace: starts with bytes"),
+        ("sub", "directory (use --recursive to descend)"),
+    ] {
+        let line = format!("{}: {reason}", path_str(&dir.join(file)));
+        assert!(stderr.contains(&line), "missing '{line}' in\n{stderr}");
+    }
+    assert!(stderr.contains("Failed (1):"), "{stderr}");
+    assert!(stderr.contains("empty.pftrace: empty file"), "{stderr}");
+    assert!(
+        stderr.contains("truncated.pftrace: the file ends inside the packet at byte"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("10 traces ok, 1 failed, 3 skipped"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn text_output_ranks_and_summarises() {
+    let fleet = fleet();
+    let dir = fleet.dir.path();
+    let out = ftl(&["batch", path_str(dir), "-r", "--top", "2"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with("Triage: 11 rows ranked by janky_pct (largest first), top 2\n"),
+        "{text}"
+    );
+    let first = text
+        .find("emulator_a12_cpu_sampling_60hz.cp.pb")
+        .expect("worst trace shown");
+    let second = text
+        .find("emulator_a12_cpu_sampling_60hz.gz")
+        .expect("second worst shown");
+    assert!(first < second, "{text}");
+    assert!(!text.contains("pixel7pro"), "only the top 2 rows: {text}");
+    assert!(
+        text.contains("11 traces ok, 1 failed, 2 skipped; "),
+        "--recursive analyses sub/: {text}"
+    );
+    assert!(text.contains("MB/s with"), "{text}");
+}
+
+#[test]
+fn named_files_are_always_analysed_and_fail_as_rows() {
+    let fleet = fleet();
+    let dir = fleet.dir.path();
+    let missing = dir.join("missing.pftrace");
+    let (code, rows, _) = batch_json(&[
+        path_str(&dir.join("notes.txt")),
+        path_str(&dir.join("random.bin")),
+        path_str(&missing),
+    ]);
+    assert_eq!(code, 1);
+    let status: Vec<&str> = rows.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(status.len(), 3, "{status:?}");
+    assert!(
+        status[0].contains("missing.pftrace: No such file"),
+        "{status:?}"
+    );
+    assert!(
+        status[1].contains("notes.txt: not a Perfetto trace"),
+        "{status:?}"
+    );
+    assert!(
+        status[2].contains("random.bin: not a Perfetto trace"),
+        "{status:?}"
+    );
+    // The same text file found by a (quoted) glob is skipped, not failed; so is a pattern matching nothing.
+    let glob = format!("{}/*.txt", path_str(dir));
+    let nothing = format!("{}/*.nothing", path_str(dir));
+    let (code, rows, stderr) = batch_json(&[&glob, &nothing]);
+    assert_eq!((code, rows.len()), (0, 0), "{stderr}");
+    assert!(stderr.contains("Skipped (2):"), "{stderr}");
+    assert!(
+        stderr.contains("notes.txt: not a Perfetto trace"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("*.nothing: the pattern matches no file"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn by_layer_rows_are_the_layer_summaries() {
+    let trace = shared().join("traces").join(REAL_TRACES[0].1);
+    let (code, rows, stderr) = batch_json(&[path_str(&trace), "--by", "layer", "--sort", "frames"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report = ftl::cli::analyze_path(&trace, &Config::default()).unwrap();
+    assert!(report.layers.len() > 1);
+    assert_eq!(rows.len(), report.layers.len());
+    for l in &report.layers {
+        let row = rows
+            .iter()
+            .find(|r| r["pid"] == l.pid && r["layer_name"] == l.layer_name.as_str())
+            .unwrap_or_else(|| panic!("no row for {}", l.layer_name));
+        assert_eq!(row["process_name"], l.process_name.as_str());
+        assert_eq!(row["frames"].as_u64(), Some(l.frames));
+        assert_eq!(row["janky_frames"].as_u64(), Some(l.janky_frames));
+        close(f(row, "janky_pct"), Some(l.janky_pct), &l.layer_name);
+        close(
+            f(row, "frame_dur_ms_p99"),
+            l.frame_dur_ms_p99,
+            &l.layer_name,
+        );
+        close(f(row, "overrun_ms_p99"), l.overrun_ms_p99, &l.layer_name);
+        assert_eq!(row["max_frame_delay"].as_i64(), l.max_frame_delay);
+    }
+    let frames: Vec<u64> = rows.iter().map(|r| r["frames"].as_u64().unwrap()).collect();
+    assert!(
+        frames.windows(2).all(|w| w[0] >= w[1]),
+        "--sort frames: {frames:?}"
+    );
+    let (_, by_process, _) = batch_json(&[path_str(&trace), "--by", "process"]);
+    let pids: std::collections::BTreeSet<i32> = report.layers.iter().map(|l| l.pid).collect();
+    assert_eq!(by_process.len(), pids.len());
+    let total: u64 = by_process
+        .iter()
+        .map(|r| r["frames"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, report.layers.iter().map(|l| l.frames).sum::<u64>());
+}
+
+/// The documented triage schema: column names in order and polars types.
+const TRIAGE_SCHEMA: [(&str, DataType); 23] = [
+    ("trace", DataType::String),
+    ("path", DataType::String),
+    ("device", DataType::String),
+    ("refresh_rate_hz", DataType::Float64),
+    ("span_ms", DataType::Float64),
+    ("pid", DataType::Int64),
+    ("process_name", DataType::String),
+    ("layer_name", DataType::String),
+    ("frames", DataType::Int64),
+    ("janky_frames", DataType::Int64),
+    ("janky_pct", DataType::Float64),
+    ("app_janky_frames", DataType::Int64),
+    ("sf_janky_frames", DataType::Int64),
+    ("dropped_frames", DataType::Int64),
+    ("worst_layer", DataType::String),
+    ("frame_dur_ms_p99", DataType::Float64),
+    ("overrun_ms_p99", DataType::Float64),
+    ("max_frame_delay", DataType::Int64),
+    ("agreement_pct", DataType::Float64),
+    ("diagnostics_count", DataType::Int64),
+    ("truncated_at_byte", DataType::Int64),
+    ("file_bytes", DataType::Int64),
+    ("status", DataType::String),
+];
+
+fn read_parquet(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
+}
+
+#[test]
+fn parquet_output_is_a_hive_partitioned_fleet() {
+    let fleet = fleet();
+    let out = tempfile::tempdir().unwrap();
+    let traces: Vec<PathBuf> = [
+        "truncated.pftrace",
+        "pixel6a_a13_startup_warm_60hz.gz",
+        "empty.pftrace",
+    ]
+    .iter()
+    .map(|n| fleet.dir.path().join(n))
+    .collect();
+    let mut args = vec![
+        "batch", "-q", "--format", "parquet", "--by", "process", "-o",
+    ];
+    args.push(path_str(out.path()));
+    args.extend(traces.iter().map(|p| path_str(p)));
+    let result = ftl(&args);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let triage = read_parquet(&out.path().join("triage.parquet"));
+    let schema: Vec<(String, DataType)> = triage
+        .schema()
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    let expected: Vec<(String, DataType)> = TRIAGE_SCHEMA
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    assert_eq!(schema, expected);
+    let status = triage.column("status").unwrap().str().unwrap();
+    assert_eq!(
+        status
+            .get(triage.height() - 1)
+            .map(|s| s.contains("empty file")),
+        Some(true)
+    );
+    for (name, trace) in ["truncated.pftrace", "pixel6a_a13_startup_warm_60hz.gz"]
+        .iter()
+        .zip(&traces)
+    {
+        let report = ftl::cli::analyze_path(trace, &Config::default()).unwrap();
+        let frames = read_parquet(
+            &out.path()
+                .join(format!("frames/trace={name}/part-0.parquet")),
+        );
+        let reference = ftl::output::table::to_dataframe(&report.frames).unwrap();
+        assert_eq!(frames.height(), report.frames.len(), "{name}");
+        assert_eq!(
+            frames.get_column_names(),
+            reference.get_column_names(),
+            "{name}"
+        );
+        assert!(
+            frames.equals_missing(&reference),
+            "{name}: frames differ from `ftl frames`"
+        );
+        let names = triage.column("trace").unwrap().str().unwrap();
+        let rows = (0..names.len())
+            .filter(|i| names.get(*i) == Some(*name))
+            .count();
+        let pids: std::collections::BTreeSet<i32> = report.layers.iter().map(|l| l.pid).collect();
+        assert_eq!(rows, pids.len(), "{name}: one row per process");
+    }
+    let partitions = std::fs::read_dir(out.path().join("frames"))
+        .unwrap()
+        .count();
+    assert_eq!(partitions, 2, "no partition for the failed trace");
+}
+
+#[test]
+fn fail_on_gates_regressions() {
+    let traces: Vec<PathBuf> = REAL_TRACES
+        .iter()
+        .map(|(_, f)| shared().join("traces").join(f))
+        .collect();
+    let run = |conditions: &[&str]| {
+        let mut args = vec!["batch", "-q", "--format", "csv"];
+        args.extend(traces.iter().map(|p| path_str(p)));
+        for c in conditions {
+            args.extend(["--fail-on", *c]);
+        }
+        let out = ftl(&args);
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // janky_pct is 91.9 (emulator), 16.7 (pixel6a), 1.6 (pixel7pro).
+    let (code, stderr) = run(&["janky_pct>95", "dropped_frames>0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("--fail-on"), "{stderr}");
+    let (code, stderr) = run(&["janky_pct>50"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("--fail-on janky_pct>50 holds for 1 rows: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("emulator_a12_cpu_sampling_60hz.pftrace (janky_pct = 91.93)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("pixel6a_a13_startup_warm_60hz.perfetto-trace ("),
+        "{stderr}"
+    );
+    // Comma-separated: any condition triggers.
+    let (code, stderr) = run(&["frames<0,refresh_rate_hz>=120"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("--fail-on refresh_rate_hz>=120 holds for 1 rows: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains(
+        "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace (refresh_rate_hz = 120.00)"
+    ));
+    assert!(!stderr.contains("frames<0"), "{stderr}");
+    for bad in ["janky_pct>>5", "jank>5", "janky_pct>five", "janky_pct"] {
+        let (code, stderr) = run(&[bad]);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(
+            stderr.contains("--fail-on") && stderr.contains("expected COLUMN OP NUMBER"),
+            "{bad}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let trace = shared().join("traces").join(REAL_TRACES[1].1);
+    for args in [
+        vec!["batch", path_str(&trace), "--format", "parquet"],
+        vec!["batch", path_str(&trace), "--sort", "nope"],
+        vec!["batch", path_str(&trace), "--jobs", "0"],
+        vec!["batch", "[", "-q"],
+    ] {
+        let out = ftl(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
