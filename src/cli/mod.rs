@@ -32,6 +32,8 @@ const EXAMPLES: &str = "Examples:
   ftl analyze trace.pftrace --process com.example --layer '*MainActivity*'
   ftl slices trace.pftrace --timeline actual        # Perfetto's actual_frame_timeline_slice as CSV
   ftl frames trace.pftrace -o frames.parquet --format parquet
+  ftl report trace.pftrace -o report.png            # the timeline picture (SVG if the name ends in .svg)
+  ftl batch traces/ -r --fail-on 'janky_pct>5'      # rank a fleet of traces; exit 1 if any is too janky
   ftl explain 'Buffer Stuffing'";
 
 /// The subcommands.

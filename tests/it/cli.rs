@@ -12,7 +12,7 @@ fn synthetic() -> String {
 #[test]
 fn help_teaches_the_commands() {
     let help = ftl_ok(&["--help"]);
-    for cmd in ["analyze", "slices", "frames", "explain"] {
+    for cmd in ["analyze", "slices", "frames", "explain", "report", "batch"] {
         assert!(help.contains(cmd), "{cmd} in --help");
     }
     assert!(ftl_ok(&["analyze", "--help"]).contains("--present-threshold"));
