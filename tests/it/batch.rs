@@ -1,7 +1,7 @@
 //! `ftl batch`: a directory of real traces, their compression variants and bad files is triaged with the numbers
 //! of `ftl analyze`, bad files are listed with their reason, Parquet output loads in polars, `--fail-on` gates.
 
-use crate::common::{ftl, shared, REAL_TRACES};
+use crate::common::{ftl, random_bytes, shared, REAL_TRACES};
 use ftl::analysis::{Config, Report};
 use polars::prelude::*;
 use serde_json::Value;
@@ -42,16 +42,10 @@ fn fleet() -> Fleet {
     }
     write("empty.pftrace".into(), &[]);
     write("notes.txt".into(), b"trace notes\n");
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let random: Vec<u8> = (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    write("random.bin".into(), &random);
+    write(
+        "random.bin".into(),
+        &random_bytes(0x2545_f491_4f6c_dd1d, 4096),
+    );
     Fleet { dir, good }
 }
 

@@ -75,3 +75,15 @@ pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
         .collect();
     (header, rows)
 }
+
+/// `n` bytes of a fixed xorshift stream from `seed`: deterministic "random" file contents.
+pub fn random_bytes(mut x: u64, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}

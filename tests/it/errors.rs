@@ -1,7 +1,7 @@
 //! Bad input: every case gets a one-line message naming the file and the cause, a non-zero exit code, and
 //! never a panic.
 
-use crate::common::{ftl, shared};
+use crate::common::{ftl, random_bytes, shared};
 use std::path::Path;
 
 /// Runs `ftl analyze` on `path`, asserting a clean failure whose one-line message names the file and contains
@@ -44,17 +44,7 @@ fn text_file_is_not_a_trace() {
 fn random_bytes_are_not_a_trace() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("random.bin");
-    // A fixed xorshift stream, so the test is deterministic.
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let bytes: Vec<u8> = (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    std::fs::write(&p, bytes).unwrap();
+    std::fs::write(&p, random_bytes(0x9E37_79B9_7F4A_7C15, 4096)).unwrap();
     let out = ftl(&["analyze", p.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0));

@@ -434,47 +434,75 @@ impl Timeline {
     }
 }
 
-fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
-    let expected = rows
-        .iter()
-        .filter_map(|f| Some((f.expected_start_ns?, f.expected_end_ns?)))
-        .map(|(start_ns, end_ns)| Bar {
-            start_ns,
-            end_ns,
-            rgb: EXPECTED_RGB,
-            janky: false,
-        })
-        .collect();
-    let actual: Vec<Bar> = rows
-        .iter()
-        .map(|f| {
-            let class = JankClass::of(f.jank_tag);
-            Bar {
-                start_ns: f.actual_start_ns,
-                end_ns: f
-                    .actual_end_ns
-                    .or(f.present_ns)
-                    .unwrap_or(f.actual_start_ns),
-                rgb: class.rgb(f.jank_severity_type),
-                janky: class.is_janky(),
-            }
-        })
-        .collect();
-    let mut presents_ns: Vec<i64> = rows
-        .iter()
-        .filter(|f| !f.dropped)
-        .filter_map(|f| f.present_ns)
-        .collect();
-    presents_ns.sort_unstable();
-    presents_ns.dedup();
-    LaneGroup {
-        label: layer_label(layer),
-        pid,
-        expected,
-        janky: actual.iter().filter(|b| b.janky).count(),
-        actual: good_then_janky(actual),
-        presents_ns,
+/// One frame as a lane pair draws it.
+struct LaneFrame<'a> {
+    /// Expected (start, end), ns, if SurfaceFlinger's prediction is known.
+    expected: Option<(i64, i64)>,
+    /// Actual (start, end), ns.
+    actual: (i64, i64),
+    /// When it reached the screen, ns; `None` if never (dropped, or the slice never ended).
+    present_ns: Option<i64>,
+    jank_tag: JankTag,
+    severity: &'a str,
+}
+
+impl LaneGroup {
+    /// The lane pair of `frames`: grey expected bars, coloured actual bars (good first, janky last), presents.
+    fn new<'a>(
+        label: String,
+        pid: i32,
+        frames: impl Iterator<Item = LaneFrame<'a>> + Clone,
+    ) -> LaneGroup {
+        let expected = frames
+            .clone()
+            .filter_map(|f| f.expected)
+            .map(|(start_ns, end_ns)| Bar {
+                start_ns,
+                end_ns,
+                rgb: EXPECTED_RGB,
+                janky: false,
+            })
+            .collect();
+        let actual: Vec<Bar> = frames
+            .clone()
+            .map(|f| {
+                let class = JankClass::of(f.jank_tag);
+                Bar {
+                    start_ns: f.actual.0,
+                    end_ns: f.actual.1,
+                    rgb: class.rgb(f.severity),
+                    janky: class.is_janky(),
+                }
+            })
+            .collect();
+        let mut presents_ns: Vec<i64> = frames.filter_map(|f| f.present_ns).collect();
+        presents_ns.sort_unstable();
+        presents_ns.dedup();
+        LaneGroup {
+            label,
+            pid,
+            expected,
+            janky: actual.iter().filter(|b| b.janky).count(),
+            actual: good_then_janky(actual),
+            presents_ns,
+        }
     }
+}
+
+fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
+    let frames = rows.iter().map(|f| LaneFrame {
+        expected: f.expected_start_ns.zip(f.expected_end_ns),
+        actual: (
+            f.actual_start_ns,
+            f.actual_end_ns
+                .or(f.present_ns)
+                .unwrap_or(f.actual_start_ns),
+        ),
+        present_ns: f.present_ns.filter(|_| !f.dropped),
+        jank_tag: f.jank_tag,
+        severity: f.jank_severity_type,
+    });
+    LaneGroup::new(layer_label(layer), pid, frames)
 }
 
 fn display_group(report: &Report, window: &Window) -> LaneGroup {
@@ -488,39 +516,15 @@ fn display_group(report: &Report, window: &Window) -> LaneGroup {
                     .is_some_and(|(s, e)| window.overlaps(s, e))
         })
         .collect();
-    let expected = rows
-        .iter()
-        .filter_map(|d| Some((d.expected_start_ns?, d.expected_end_ns?)))
-        .map(|(start_ns, end_ns)| Bar {
-            start_ns,
-            end_ns,
-            rgb: EXPECTED_RGB,
-            janky: false,
-        })
-        .collect();
-    let actual: Vec<Bar> = rows
-        .iter()
-        .map(|d| {
-            let class = JankClass::of(d.jank_tag);
-            Bar {
-                start_ns: d.actual_start_ns,
-                end_ns: d.present_ns.unwrap_or(d.actual_start_ns),
-                rgb: class.rgb(d.jank_severity_type),
-                janky: class.is_janky(),
-            }
-        })
-        .collect();
-    let mut presents_ns: Vec<i64> = rows.iter().filter_map(|d| d.present_ns).collect();
-    presents_ns.sort_unstable();
-    presents_ns.dedup();
-    LaneGroup {
-        label: "SurfaceFlinger / DisplayFrames".into(),
-        pid: rows.first().map_or(0, |d| d.pid),
-        expected,
-        janky: actual.iter().filter(|b| b.janky).count(),
-        actual: good_then_janky(actual),
-        presents_ns,
-    }
+    let frames = rows.iter().map(|d| LaneFrame {
+        expected: d.expected_start_ns.zip(d.expected_end_ns),
+        actual: (d.actual_start_ns, d.present_ns.unwrap_or(d.actual_start_ns)),
+        present_ns: d.present_ns,
+        jank_tag: d.jank_tag,
+        severity: d.jank_severity_type,
+    });
+    let pid = rows.first().map_or(0, |d| d.pid);
+    LaneGroup::new("SurfaceFlinger / DisplayFrames".into(), pid, frames)
 }
 
 /// Frame-time distribution of actual SurfaceFrame durations (whole trace).
