@@ -9,9 +9,11 @@
 
 use super::vsync::VsyncModel;
 use crate::model::jank::{bits, jank_type_name, present_type_name, severity_name};
-use crate::model::{Frames, Slice, Timeline};
+use crate::model::{Frames, LayerId, Slice, Timeline};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `Fence::SIGNAL_TIME_INVALID`: the present fence never signalled validly.
 pub const SIGNAL_TIME_INVALID: i64 = -1;
@@ -260,7 +262,7 @@ impl Label {
         present_type_name(Some(self.present_type))
     }
     /// Perfetto's `jank_type` string.
-    pub fn jank_type_name(&self) -> String {
+    pub fn jank_type_name(&self) -> Cow<'static, str> {
         jank_type_name(self.jank_type)
     }
     /// Perfetto's `jank_severity_type` string (its fallback when not traced).
@@ -663,8 +665,11 @@ impl Input {
     }
 }
 
+/// Labels as strings: (jank type, present type, severity).
+type Traced = (Cow<'static, str>, &'static str, &'static str);
+
 /// SurfaceFlinger's labels of an actual slice, in the same form as [`Label`] (strings compared).
-fn traced(s: &Slice) -> (String, &'static str, &'static str) {
+fn traced(s: &Slice) -> Traced {
     (s.jank_type(), s.present_type(), s.severity())
 }
 
@@ -680,12 +685,7 @@ struct Context {
 }
 
 /// The first reason whose alternative input reproduces SurfaceFlinger's label `want`.
-fn find_reason(
-    input: &Input,
-    p: &Params,
-    ctx: &Context,
-    want: &(String, &'static str, &'static str),
-) -> Reason {
+fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &Traced) -> Reason {
     let matches = |i: &Input, p: &Params| {
         let l = i.classify(p);
         (l.jank_type_name(), l.present_type_name(), l.severity_name()) == *want
@@ -914,7 +914,7 @@ pub fn classify_trace(
             f.and_then(|f| actual(f.actual)).map(|s| s.token),
         )
     });
-    let mut last_latch: HashMap<(i32, Option<u32>), i64> = HashMap::new();
+    let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
     for i in order {
         let (Some(f), Some(out)) = (frames.surface.get(i), surface.get_mut(i)) else {
             continue;
@@ -1487,7 +1487,7 @@ mod tests {
         assert_eq!(
             (
                 l.present_type_name(),
-                l.jank_type_name().as_str(),
+                l.jank_type_name().as_ref(),
                 l.severity_name()
             ),
             ("Late Present", "App Deadline Missed", "Unknown")
@@ -1538,7 +1538,6 @@ mod tests {
             pid: 1,
             token: 1,
             display_frame_token: 1,
-            surface_frame_token: None,
             layer: None,
             labels: crate::decode::FrameLabels {
                 jank_severity_type: Some(1),

@@ -2,9 +2,11 @@
 //! it (present time = the DisplayFrame's actual end = present fence), and every actual DisplayFrame with its
 //! expected slice.
 
-use super::classify::{Classification, Derived};
+use super::classify::Derived;
 use super::explain::attribution;
-use crate::model::{Frames, JankTag, Slice, Timeline};
+use crate::model::jank::JankTypeNames;
+use crate::model::{Frames, JankTag, SharedStr, Slice, Timeline};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -14,7 +16,7 @@ pub struct FrameRow {
     /// App process id.
     pub pid: i32,
     /// App process name.
-    pub process_name: String,
+    pub process_name: SharedStr,
     /// Layer name.
     pub layer_name: String,
     /// SurfaceFrame token.
@@ -46,7 +48,7 @@ pub struct FrameRow {
     /// Perfetto `gpu_composition`.
     pub gpu_composition: bool,
     /// Perfetto `jank_type`.
-    pub jank_type: String,
+    pub jank_type: SharedStr,
     /// `JankType` bitmask.
     pub jank_bits: i32,
     /// Perfetto `jank_tag`.
@@ -60,7 +62,7 @@ pub struct FrameRow {
     /// True if dropped (its present time is not a real present).
     pub dropped: bool,
     /// The presenting DisplayFrame's `jank_type`.
-    pub display_frame_jank_type: Option<String>,
+    pub display_frame_jank_type: Option<SharedStr>,
     /// The presenting DisplayFrame's `present_type`.
     pub display_frame_present_type: Option<&'static str>,
     /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
@@ -70,13 +72,13 @@ pub struct FrameRow {
     /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
     pub derived_present_type: Option<&'static str>,
     /// Re-derived `jank_type` (Perfetto string).
-    pub derived_jank_type: Option<String>,
+    pub derived_jank_type: Option<SharedStr>,
     /// Re-derived `jank_severity_type` (Perfetto string).
     pub derived_severity: Option<&'static str>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
     /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
-    pub disagreement_reason: Option<String>,
+    pub disagreement_reason: Option<&'static str>,
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
     pub attribution: Option<&'static str>,
@@ -104,7 +106,7 @@ pub struct DisplayFrameRow {
     /// Perfetto `gpu_composition`.
     pub gpu_composition: bool,
     /// Perfetto `jank_type`.
-    pub jank_type: String,
+    pub jank_type: SharedStr,
     /// `JankType` bitmask.
     pub jank_bits: i32,
     /// Perfetto `jank_tag`.
@@ -122,13 +124,13 @@ pub struct DisplayFrameRow {
     /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
     pub derived_present_type: Option<&'static str>,
     /// Re-derived `jank_type` (Perfetto string).
-    pub derived_jank_type: Option<String>,
+    pub derived_jank_type: Option<SharedStr>,
     /// Re-derived `jank_severity_type` (Perfetto string).
     pub derived_severity: Option<&'static str>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
     /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
-    pub disagreement_reason: Option<String>,
+    pub disagreement_reason: Option<&'static str>,
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
     pub attribution: Option<&'static str>,
@@ -141,147 +143,155 @@ fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
 /// The re-derived labels of a frame as row values: (present type, jank type, severity, agrees, reason).
 type DerivedColumns = (
     Option<&'static str>,
-    Option<String>,
+    Option<SharedStr>,
     Option<&'static str>,
     Option<bool>,
-    Option<String>,
+    Option<&'static str>,
 );
 
-fn derived_columns(d: Option<&Derived>) -> DerivedColumns {
+fn derived_columns(d: Option<&Derived>, jank_types: &mut JankTypeNames) -> DerivedColumns {
     let label = d.and_then(|d| d.label);
     (
         label.map(|l| l.present_type_name()),
-        label.map(|l| l.jank_type_name()),
+        label.map(|l| jank_types.get(l.jank_type)),
         label.map(|l| l.severity_name()),
         d.and_then(|d| d.agrees),
-        d.and_then(|d| d.reason).map(|r| r.code().to_string()),
+        d.and_then(|d| d.reason).map(|r| r.code()),
     )
 }
 
-/// Builds the per-frame rows in actual-slice order, with the re-derived labels of `classified` (parallel to
-/// `frames`).
+/// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
+/// `display_labels` (parallel to `frames.surface` and `frames.display`). Takes the links and labels to free the
+/// SurfaceFrame ones before the DisplayFrame rows are built.
 pub fn frame_rows(
     timeline: &Timeline,
-    frames: &Frames,
-    classified: &Classification,
+    frames: Frames,
+    surface_labels: Vec<Derived>,
+    display_labels: Vec<Derived>,
 ) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
     let actual = |i: usize| timeline.actual.get(i);
     let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
     let mut per_display = vec![0u64; frames.display.len()];
-    let mut rows: Vec<FrameRow> = frames
-        .surface
-        .iter()
-        .zip(0..)
-        .filter_map(|(f, i)| {
-            let s = actual(f.actual)?;
-            let d = classified.surface.get(i);
-            let (
-                derived_present_type,
-                derived_jank_type,
-                derived_severity,
-                agrees,
-                disagreement_reason,
-            ) = derived_columns(d);
-            let (exp_start, exp_end) = bounds(expected(f.expected));
-            let df = f
-                .display
-                .and_then(|d| frames.display.get(d))
-                .and_then(|d| actual(d.actual));
-            if let Some(count) = f.display.and_then(|d| per_display.get_mut(d)) {
-                *count += 1;
-            }
-            let end = s.end_ns();
-            Some(FrameRow {
-                pid: s.pid,
-                process_name: timeline.process_name(s.pid).to_string(),
-                layer_name: timeline.layer_name(s.layer).to_string(),
-                surface_frame_token: s.token,
-                display_frame_token: s.display_frame_token,
-                expected_start_ns: exp_start,
-                expected_end_ns: exp_end,
-                actual_start_ns: s.ts_ns,
-                actual_end_ns: end,
-                dur_ns: s.dur_ns,
-                present_ns: df.and_then(Slice::end_ns),
-                overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
-                app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
-                present_interval_ns: None,
-                present_type: s.present_type(),
-                on_time_finish: s.labels.on_time_finish.unwrap_or(false),
-                gpu_composition: s.labels.gpu_composition.unwrap_or(false),
-                jank_type: s.jank_type(),
-                jank_bits: s.jank_bits(),
-                jank_tag: s.jank_tag(),
-                jank_severity_type: s.severity(),
-                prediction_type: s.prediction_type(),
-                is_buffer: s.labels.is_buffer,
-                dropped: s.is_dropped(),
-                display_frame_jank_type: df.map(Slice::jank_type),
-                display_frame_present_type: df.map(Slice::present_type),
-                expected_present_ns: d.and_then(|d| d.expected_present_ns),
-                early_durations: d.is_some_and(|d| d.early_durations),
-                derived_present_type,
-                derived_jank_type,
-                derived_severity,
-                agrees,
-                disagreement_reason,
-                attribution: attribution(s.jank_bits(), false),
-            })
+    let mut jank_types = JankTypeNames::default();
+    let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
+    let mut rows = Vec::with_capacity(frames.surface.len());
+    rows.extend(frames.surface.iter().zip(0..).filter_map(|(f, i)| {
+        let s = actual(f.actual)?;
+        let d = surface_labels.get(i);
+        let (
+            derived_present_type,
+            derived_jank_type,
+            derived_severity,
+            agrees,
+            disagreement_reason,
+        ) = derived_columns(d, &mut jank_types);
+        let (exp_start, exp_end) = bounds(expected(f.expected));
+        let df = f
+            .display
+            .and_then(|d| frames.display.get(d))
+            .and_then(|d| actual(d.actual));
+        if let Some(count) = f.display.and_then(|d| per_display.get_mut(d)) {
+            *count += 1;
+        }
+        let end = s.end_ns();
+        Some(FrameRow {
+            pid: s.pid,
+            process_name: process_names
+                .entry(s.pid)
+                .or_insert_with(|| timeline.process_name(s.pid).into())
+                .clone(),
+            layer_name: timeline.layer_name(s.layer).to_string(),
+            surface_frame_token: s.token,
+            display_frame_token: s.display_frame_token,
+            expected_start_ns: exp_start,
+            expected_end_ns: exp_end,
+            actual_start_ns: s.ts_ns,
+            actual_end_ns: end,
+            dur_ns: s.dur_ns,
+            present_ns: df.and_then(Slice::end_ns),
+            overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
+            app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
+            present_interval_ns: None,
+            present_type: s.present_type(),
+            on_time_finish: s.labels.on_time_finish.unwrap_or(false),
+            gpu_composition: s.labels.gpu_composition.unwrap_or(false),
+            jank_type: jank_types.get(s.jank_bits()),
+            jank_bits: s.jank_bits(),
+            jank_tag: s.jank_tag(),
+            jank_severity_type: s.severity(),
+            prediction_type: s.prediction_type(),
+            is_buffer: s.labels.is_buffer,
+            dropped: s.is_dropped(),
+            display_frame_jank_type: df.map(|df| jank_types.get(df.jank_bits())),
+            display_frame_present_type: df.map(Slice::present_type),
+            expected_present_ns: d.and_then(|d| d.expected_present_ns),
+            early_durations: d.is_some_and(|d| d.early_durations),
+            derived_present_type,
+            derived_jank_type,
+            derived_severity,
+            agrees,
+            disagreement_reason,
+            attribution: attribution(s.jank_bits(), false),
         })
-        .collect();
+    }));
     fill_present_intervals(&mut rows);
-    let display_rows = frames
-        .display
-        .iter()
-        .zip(per_display)
-        .zip(&classified.display)
-        .filter_map(|((d, surface_frames), derived)| {
-            let s = actual(d.actual)?;
-            let (
-                derived_present_type,
-                derived_jank_type,
-                derived_severity,
-                agrees,
-                disagreement_reason,
-            ) = derived_columns(Some(derived));
-            let (exp_start, exp_end) = bounds(expected(d.expected));
-            Some(DisplayFrameRow {
-                pid: s.pid,
-                display_frame_token: s.token,
-                expected_start_ns: exp_start,
-                expected_end_ns: exp_end,
-                actual_start_ns: s.ts_ns,
-                present_ns: s.end_ns(),
-                present_type: s.present_type(),
-                on_time_finish: s.labels.on_time_finish.unwrap_or(false),
-                gpu_composition: s.labels.gpu_composition.unwrap_or(false),
-                jank_type: s.jank_type(),
-                jank_bits: s.jank_bits(),
-                jank_tag: s.jank_tag(),
-                jank_severity_type: s.severity(),
-                prediction_type: s.prediction_type(),
-                surface_frames,
-                expected_present_ns: derived.expected_present_ns,
-                early_durations: derived.early_durations,
-                derived_present_type,
-                derived_jank_type,
-                derived_severity,
-                agrees,
-                disagreement_reason,
-                attribution: attribution(s.jank_bits(), true),
-            })
-        })
-        .collect();
+    // Freed before the DisplayFrame rows are allocated.
+    drop(surface_labels);
+    drop(frames.surface);
+    let mut display_rows = Vec::with_capacity(frames.display.len());
+    display_rows.extend(
+        frames
+            .display
+            .iter()
+            .zip(per_display)
+            .zip(&display_labels)
+            .filter_map(|((d, surface_frames), derived)| {
+                let s = actual(d.actual)?;
+                let (
+                    derived_present_type,
+                    derived_jank_type,
+                    derived_severity,
+                    agrees,
+                    disagreement_reason,
+                ) = derived_columns(Some(derived), &mut jank_types);
+                let (exp_start, exp_end) = bounds(expected(d.expected));
+                Some(DisplayFrameRow {
+                    pid: s.pid,
+                    display_frame_token: s.token,
+                    expected_start_ns: exp_start,
+                    expected_end_ns: exp_end,
+                    actual_start_ns: s.ts_ns,
+                    present_ns: s.end_ns(),
+                    present_type: s.present_type(),
+                    on_time_finish: s.labels.on_time_finish.unwrap_or(false),
+                    gpu_composition: s.labels.gpu_composition.unwrap_or(false),
+                    jank_type: jank_types.get(s.jank_bits()),
+                    jank_bits: s.jank_bits(),
+                    jank_tag: s.jank_tag(),
+                    jank_severity_type: s.severity(),
+                    prediction_type: s.prediction_type(),
+                    surface_frames,
+                    expected_present_ns: derived.expected_present_ns,
+                    early_durations: derived.early_durations,
+                    derived_present_type,
+                    derived_jank_type,
+                    derived_severity,
+                    agrees,
+                    disagreement_reason,
+                    attribution: attribution(s.jank_bits(), true),
+                })
+            }),
+    );
     (rows, display_rows)
 }
 
 /// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer.
 fn fill_present_intervals(rows: &mut [FrameRow]) {
-    let mut presents: BTreeMap<(i32, String), Vec<i64>> = BTreeMap::new();
+    let mut presents: BTreeMap<(i32, &str), Vec<i64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| !r.dropped) {
         if let Some(p) = r.present_ns {
             presents
-                .entry((r.pid, r.layer_name.clone()))
+                .entry((r.pid, r.layer_name.as_str()))
                 .or_default()
                 .push(p);
         }
@@ -290,15 +300,18 @@ fn fill_present_intervals(rows: &mut [FrameRow]) {
         list.sort_unstable();
         list.dedup();
     }
-    for r in rows.iter_mut().filter(|r| !r.dropped) {
-        let (Some(p), Some(list)) = (r.present_ns, presents.get(&(r.pid, r.layer_name.clone())))
-        else {
-            continue;
-        };
-        let idx = list.partition_point(|x| *x < p);
-        r.present_interval_ns = idx
-            .checked_sub(1)
-            .and_then(|i| list.get(i))
-            .map(|prev| p - prev);
+    let intervals: Vec<Option<i64>> = rows
+        .iter()
+        .map(|r| {
+            let p = r.present_ns.filter(|_| !r.dropped)?;
+            let list = presents.get(&(r.pid, r.layer_name.as_str()))?;
+            let idx = list.partition_point(|x| *x < p);
+            idx.checked_sub(1)
+                .and_then(|i| list.get(i))
+                .map(|prev| p - prev)
+        })
+        .collect();
+    for (r, interval) in rows.iter_mut().zip(intervals) {
+        r.present_interval_ns = interval;
     }
 }

@@ -5,9 +5,10 @@
 
 use super::frames::FrameRow;
 use super::percentile::{percentile, percentile_ns};
+use crate::model::jank::jank_components;
 use crate::model::{NameSource, Slice, Timeline};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Jank-type components that make a frame "missed" for the app (Perfetto `android_is_app_jank_type`).
 const APP_JANK: [&str; 2] = ["App Deadline Missed", "App Resynced Jitter"];
@@ -121,28 +122,36 @@ pub struct MetricTotals {
 
 /// Per-row view of an actual slice for the metric.
 struct MetricRow {
+    pid: i32,
+    jank_bits: i32,
     token: i64,
-    components: Vec<String>,
-    present_type: &'static str,
-    dur_ns: Option<i64>,
-    score: f64,
+    dur_ns: i64,
+    /// |jank severity score|.
+    score: f32,
+    /// Index of the present type in [`PRESENT_TYPES`].
+    present: Option<u8>,
 }
 
 impl MetricRow {
     fn new(slice: &Slice) -> Self {
-        let jank = slice.jank_type();
-        let components: Vec<String> = jank.split(", ").map(str::to_string).collect();
-        let dropped = components.iter().any(|c| c == DROPPED);
         MetricRow {
+            pid: slice.pid,
+            jank_bits: slice.jank_bits(),
             token: slice.token,
-            present_type: slice.present_type(),
-            dur_ns: (!dropped).then_some(slice.dur_ns),
-            score: f64::from(slice.labels.jank_severity_score.unwrap_or(0.0)).abs(),
-            components,
+            dur_ns: slice.dur_ns,
+            score: slice.labels.jank_severity_score.unwrap_or(0.0).abs(),
+            present: PRESENT_TYPES
+                .iter()
+                .position(|p| *p == slice.present_type())
+                .map(|i| i as u8),
         }
     }
+    /// The jank-type components (the `jank_type` string split at `", "`).
+    fn components(&self) -> impl Iterator<Item = &'static str> {
+        jank_components(self.jank_bits)
+    }
     fn has(&self, names: &[&str]) -> bool {
-        self.components.iter().any(|c| names.contains(&c.as_str()))
+        self.components().any(|c| names.contains(&c))
     }
     fn app(&self) -> bool {
         self.has(&APP_JANK)
@@ -153,53 +162,72 @@ impl MetricRow {
     fn dropped(&self) -> bool {
         self.has(&[DROPPED])
     }
+}
+
+/// A process's rows of one token, aggregated as the metric groups them.
+struct TokenFrame {
+    app: bool,
+    sf: bool,
+    dropped: bool,
+    /// The largest |jank severity score| of the rows.
+    score: f64,
+}
+
+impl TokenFrame {
     fn missed(&self) -> bool {
-        self.app() || self.sf() || self.dropped()
+        self.app || self.sf || self.dropped
     }
 }
 
-fn distinct(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> u64 {
-    rows.iter()
-        .filter(|r| flag(r))
-        .map(|r| r.token)
-        .collect::<BTreeSet<_>>()
-        .len() as u64
+/// One [`TokenFrame`] per distinct token of `rows` (sorted by token), in token order.
+fn per_token(rows: &[MetricRow]) -> Vec<TokenFrame> {
+    rows.chunk_by(|a, b| a.token == b.token)
+        .map(|group| TokenFrame {
+            app: group.iter().any(MetricRow::app),
+            sf: group.iter().any(MetricRow::sf),
+            dropped: group.iter().any(MetricRow::dropped),
+            score: group.iter().fold(0.0, |max, r| max.max(f64::from(r.score))),
+        })
+        .collect()
 }
 
-/// Σ over tokens of max(flag) × max|score| (Perfetto's weighted missed frames).
-fn weighted(rows: &[MetricRow], flag: impl Fn(&MetricRow) -> bool) -> f64 {
-    let mut per_token: BTreeMap<i64, (bool, f64)> = BTreeMap::new();
-    for r in rows {
-        let e = per_token.entry(r.token).or_default();
-        e.0 |= flag(r);
-        e.1 = e.1.max(r.score);
-    }
-    per_token
-        .values()
-        .filter(|(f, _)| *f)
-        .fold(0.0, |acc, (_, s)| acc + s)
+fn distinct(tokens: &[TokenFrame], flag: impl Fn(&TokenFrame) -> bool) -> u64 {
+    tokens.iter().filter(|t| flag(t)).count() as u64
 }
 
-fn jank_type_counts(rows: &[MetricRow]) -> Vec<JankTypeCount> {
-    let mut by_type: BTreeMap<&str, [BTreeSet<i64>; 7]> = BTreeMap::new();
-    for r in rows {
-        for c in &r.components {
-            let sets = by_type.entry(c.as_str()).or_default();
-            if let Some(set) = sets.first_mut() {
-                set.insert(r.token);
+/// Σ over the flagged tokens of their max |score| (Perfetto's weighted missed frames).
+fn weighted(tokens: &[TokenFrame], flag: impl Fn(&TokenFrame) -> bool) -> f64 {
+    tokens
+        .iter()
+        .filter(|t| flag(t))
+        .fold(0.0, |acc, t| acc + t.score)
+}
+
+/// Jank-type components × present types counted by distinct token; `tokens` yields the rows of each token.
+fn jank_type_counts<'a>(tokens: impl Iterator<Item = &'a [MetricRow]>) -> Vec<JankTypeCount> {
+    let mut by_type: BTreeMap<&str, [u64; 7]> = BTreeMap::new();
+    // The token's (component, column): column 0 counts any present type, 1 + i the i-th of PRESENT_TYPES.
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for rows in tokens {
+        seen.clear();
+        for r in rows {
+            for c in r.components() {
+                seen.push((c, 0));
+                seen.extend(r.present.map(|p| (c, usize::from(p) + 1)));
             }
-            if let Some(i) = PRESENT_TYPES.iter().position(|p| *p == r.present_type) {
-                if let Some(set) = sets.get_mut(i + 1) {
-                    set.insert(r.token);
-                }
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        for (c, column) in &seen {
+            if let Some(n) = by_type.entry(c).or_default().get_mut(*column) {
+                *n += 1;
             }
         }
     }
     by_type
         .into_iter()
-        .map(|(t, sets)| {
-            let [total, unspecified, on_time, late, early, dropped, unknown] =
-                sets.map(|s| s.len() as u64);
+        .map(|(t, counts)| {
+            let [total, unspecified, on_time, late, early, dropped, unknown] = counts;
             JankTypeCount {
                 jank_type: t.to_string(),
                 total_count: total,
@@ -217,35 +245,40 @@ fn jank_type_counts(rows: &[MetricRow]) -> Vec<JankTypeCount> {
 /// Perfetto's `android_frame_timeline_metric`: one entry per process with actual slices (ordered by pid) and
 /// the totals.
 pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let mut by_pid: BTreeMap<i32, Vec<MetricRow>> = BTreeMap::new();
-    for s in &timeline.actual {
-        by_pid.entry(s.pid).or_default().push(MetricRow::new(s));
-    }
-    let processes: Vec<ProcessMetrics> = by_pid
-        .iter()
-        .map(|(pid, rows)| {
-            let mut durs: Vec<i64> = rows.iter().filter_map(|r| r.dur_ns).collect();
+    let mut all: Vec<MetricRow> = timeline.actual.iter().map(MetricRow::new).collect();
+    // Grouped by process, then by token (the order of a token's rows does not matter).
+    all.sort_unstable_by_key(|r| (r.pid, r.token));
+    let processes: Vec<ProcessMetrics> = all
+        .chunk_by(|a, b| a.pid == b.pid)
+        .filter_map(|rows| {
+            let pid = rows.first()?.pid;
+            let tokens = per_token(rows);
+            let mut durs: Vec<i64> = rows
+                .iter()
+                .filter(|r| !r.dropped())
+                .map(|r| r.dur_ns)
+                .collect();
             durs.sort_unstable();
             let durs_ms: Vec<f64> = durs.iter().map(|d| *d as f64 / 1e6).collect();
             let avg = (!durs.is_empty()).then(|| {
                 (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64)
                     as i64
             });
-            let process = timeline.processes.get(pid);
-            ProcessMetrics {
-                pid: *pid,
+            let process = timeline.processes.get(&pid);
+            Some(ProcessMetrics {
+                pid,
                 name: process.map_or_else(String::new, |p| p.name.clone()),
                 name_source: process.map_or(NameSource::Unknown, |p| p.name_source),
                 uid: process.and_then(|p| p.uid),
                 is_surfaceflinger: process.is_some_and(|p| p.is_surfaceflinger),
-                total_frames: distinct(rows, |_| true),
-                missed_frames: distinct(rows, MetricRow::missed),
-                missed_app_frames: distinct(rows, MetricRow::app),
-                missed_sf_frames: distinct(rows, MetricRow::sf),
-                dropped_frames: distinct(rows, MetricRow::dropped),
-                weighted_missed_frames: weighted(rows, MetricRow::missed),
-                weighted_missed_app_frames: weighted(rows, MetricRow::app),
-                weighted_missed_sf_frames: weighted(rows, MetricRow::sf),
+                total_frames: tokens.len() as u64,
+                missed_frames: distinct(&tokens, TokenFrame::missed),
+                missed_app_frames: distinct(&tokens, |t| t.app),
+                missed_sf_frames: distinct(&tokens, |t| t.sf),
+                dropped_frames: distinct(&tokens, |t| t.dropped),
+                weighted_missed_frames: weighted(&tokens, TokenFrame::missed),
+                weighted_missed_app_frames: weighted(&tokens, |t| t.app),
+                weighted_missed_sf_frames: weighted(&tokens, |t| t.sf),
                 frame_dur_max: durs.last().copied(),
                 frame_dur_avg: avg,
                 frame_dur_p50: percentile_ns(&durs, 50.0),
@@ -256,16 +289,16 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
                 frame_dur_ms_p90: percentile(&durs_ms, 90.0),
                 frame_dur_ms_p95: percentile(&durs_ms, 95.0),
                 frame_dur_ms_p99: percentile(&durs_ms, 99.0),
-                jank_types: jank_type_counts(rows),
-            }
+                jank_types: jank_type_counts(rows.chunk_by(|a, b| a.token == b.token)),
+            })
         })
         .collect();
-    let all: Vec<MetricRow> = by_pid.into_values().flatten().collect();
+    all.sort_unstable_by_key(|r| r.token);
     let totals = MetricTotals {
         total_frames: processes.iter().map(|p| p.total_frames).sum(),
         missed_app_frames: processes.iter().map(|p| p.missed_app_frames).sum(),
         dropped_frames: processes.iter().map(|p| p.dropped_frames).sum(),
-        jank_types: jank_type_counts(&all),
+        jank_types: jank_type_counts(all.chunk_by(|a, b| a.token == b.token)),
     };
     (processes, totals)
 }
@@ -389,7 +422,7 @@ fn summarize_layer(
         pid,
         process_name: frames
             .first()
-            .map_or_else(String::new, |r| r.process_name.clone()),
+            .map_or_else(String::new, |r| r.process_name.to_string()),
         layer_name: layer.to_string(),
         frames: frames.len() as u64,
         janky_frames: janky,

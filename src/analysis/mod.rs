@@ -10,7 +10,7 @@ pub mod vsync;
 
 use crate::decode::DecodeSummary;
 use crate::input::Compression;
-use crate::model::{ImportStats, Timeline};
+use crate::model::{Frames, ImportStats, SurfaceFrame, Timeline};
 use crate::LoadedTrace;
 use frames::{DisplayFrameRow, FrameRow};
 use metrics::{LayerSummary, MetricTotals, ProcessMetrics};
@@ -132,10 +132,32 @@ fn clock_name(id: u32) -> String {
     }
 }
 
+/// Counts of the linked frames, kept after the links are dropped.
+struct LinkCounts {
+    display_frames: u64,
+    surface_frames: u64,
+    surface_frames_without_display_frame: u64,
+    surface_frames_without_expected: u64,
+}
+
+impl LinkCounts {
+    fn of(linked: &Frames) -> Self {
+        let surface_count =
+            |f: fn(&SurfaceFrame) -> bool| linked.surface.iter().filter(|s| f(s)).count() as u64;
+        LinkCounts {
+            display_frames: linked.display.len() as u64,
+            surface_frames: linked.surface.len() as u64,
+            surface_frames_without_display_frame: surface_count(|s| s.display.is_none()),
+            surface_frames_without_expected: surface_count(|s| s.expected.is_none()),
+        }
+    }
+}
+
 /// Analyses a loaded trace.
 pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
     let timeline = &trace.timeline;
-    let linked = timeline.link();
+    // First, so that its working set is freed before the per-frame rows are built.
+    let (mut processes, totals) = metrics::frame_timeline_metric(timeline);
     let vsync = vsync::infer_vsync(timeline, config.vsync_period_ns);
     let rules = config.sf_rules.map_or_else(
         || classify::SfRules::detect(timeline, &trace.decode.frame_timeline_clock_ids),
@@ -145,9 +167,15 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         present_threshold_ns: config.present_threshold_ns,
         rules,
     };
-    let classified = classify::classify_trace(timeline, &linked, &vsync, &options);
-    let (mut frames, display_frames) = frames::frame_rows(timeline, &linked, &classified);
-    let (mut processes, totals) = metrics::frame_timeline_metric(timeline);
+    let linked = timeline.link();
+    let counts = LinkCounts::of(&linked);
+    let classify::Classification {
+        display,
+        surface,
+        agreement,
+    } = classify::classify_trace(timeline, &linked, &vsync, &options);
+    // The links and labels are freed once the rows hold what they say.
+    let (mut frames, display_frames) = frames::frame_rows(timeline, linked, surface, display);
     if let Some(p) = &config.process {
         processes.retain(|m| m.name.contains(p.as_str()) || m.pid.to_string() == *p);
         frames.retain(|f| f.process_name.contains(p.as_str()) || f.pid.to_string() == *p);
@@ -163,7 +191,6 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         .max()
         .unwrap_or(0);
     let d = &trace.decode;
-    let surface_total = linked.surface.len() as u64;
     let facts = TraceFacts {
         path: path.to_string(),
         file_bytes: trace.file_bytes,
@@ -188,8 +215,8 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
             .collect::<Vec<_>>()
             .join(", "),
         trace_clock: clock_name(d.trace_clock),
-        display_frames: linked.display.len() as u64,
-        surface_frames: surface_total,
+        display_frames: counts.display_frames,
+        surface_frames: counts.surface_frames,
     };
     let diagnostics = Diagnostics {
         import: timeline.stats.clone(),
@@ -197,21 +224,13 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         malformed_packets: d.malformed_packets,
         events_outside_trace_clock: d.unconvertible_timestamps,
         events_without_timestamp: d.missing_timestamps,
-        surface_frames_without_display_frame: linked
-            .surface
-            .iter()
-            .filter(|s| s.display.is_none())
-            .count() as u64,
-        surface_frames_without_expected: linked
-            .surface
-            .iter()
-            .filter(|s| s.expected.is_none())
-            .count() as u64,
+        surface_frames_without_display_frame: counts.surface_frames_without_display_frame,
+        surface_frames_without_expected: counts.surface_frames_without_expected,
     };
     Report {
         trace: facts,
         vsync,
-        agreement: classified.agreement,
+        agreement,
         processes,
         totals,
         layers,

@@ -3,6 +3,7 @@
 
 use crate::model::{Slice, Timeline};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A row of `expected_frame_timeline_slice`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -34,7 +35,7 @@ pub struct ActualSliceRow {
     /// 1 if SurfaceFlinger used GPU composition, else 0.
     pub gpu_composition: i64,
     /// e.g. `App Deadline Missed, Buffer Stuffing`.
-    pub jank_type: String,
+    pub jank_type: Cow<'static, str>,
     /// e.g. `Valid Prediction`.
     pub prediction_type: &'static str,
     /// e.g. `Self Jank`.
@@ -49,7 +50,7 @@ fn base(timeline: &Timeline, s: &Slice) -> ExpectedSliceRow {
         dur: s.dur_ns,
         pid: s.pid,
         display_frame_token: s.display_frame_token,
-        surface_frame_token: s.surface_frame_token,
+        surface_frame_token: s.surface_frame_token(),
         layer_name: s.layer.map(|_| timeline.layer_name(s.layer).to_string()),
     }
 }

@@ -442,6 +442,8 @@ pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> Vsyn
         ..VsyncModel::default()
     };
     model.expected_display.sort_unstable();
+    model.expected_display.shrink_to_fit();
+    ends.shrink_to_fit();
     model.expected_ends = ends;
     let index = |ts: i64| {
         model

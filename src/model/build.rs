@@ -4,15 +4,18 @@
 //! Source: `frame_timeline_event_parser.cc` and `track_compressor.cc`, google/perfetto @ ec5d16b1.
 
 use super::frame::{
-    app_from_layer_name, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
+    app_from_layer_name, layer_index, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
 };
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeMap;
 
 /// Perfetto drops FrameTimeline events with `|ts| >= INT64_MAX - 10 s` (b/185978397).
 const MAX_TS_NS: i64 = i64::MAX - 10_000_000_000;
 
-/// A FrameTimeline event kept until all are known, with its layer name interned.
+/// A FrameTimeline event kept until all are known, with its layer name interned and its labels stored apart
+/// (so that the many events stay small).
 #[derive(Debug, Clone)]
 enum Pending {
     Start {
@@ -22,7 +25,8 @@ enum Pending {
         dft: i64,
         pid: i32,
         layer: Option<LayerId>,
-        labels: FrameLabels,
+        /// Index into [`TimelineBuilder::labels`].
+        labels: usize,
     },
     End {
         cookie: i64,
@@ -34,9 +38,10 @@ enum Pending {
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     events: Vec<(i64, Pending)>,
-    layer_ids: HashMap<String, LayerId>,
+    labels: Vec<FrameLabels>,
+    layer_ids: FxHashMap<String, LayerId>,
     layer_names: Vec<String>,
-    names: HashMap<i32, (String, Option<i32>)>,
+    names: FxHashMap<i32, (String, Option<i32>)>,
     system_info: Option<SystemInfo>,
 }
 
@@ -87,14 +92,16 @@ impl TimelineBuilder {
             s.display_frame_token?
         };
         let layer = s.layer_name.map(|name| self.intern(name));
+        let (cookie, token, pid) = (s.cookie?, s.token?, s.pid?);
+        self.labels.push(s.labels);
         Some(Pending::Start {
             kind: s.kind,
-            cookie: s.cookie?,
-            token: s.token?,
+            cookie,
+            token,
             dft,
-            pid: s.pid?,
+            pid,
             layer,
-            labels: s.labels,
+            labels: self.labels.len() - 1,
         })
     }
 
@@ -102,7 +109,7 @@ impl TimelineBuilder {
         if let Some(id) = self.layer_ids.get(&name) {
             return *id;
         }
-        let id = self.layer_names.len() as LayerId;
+        let id = LayerId::MIN.saturating_add(self.layer_names.len() as u32);
         self.layer_names.push(name.clone());
         self.layer_ids.insert(name, id);
         id
@@ -110,15 +117,25 @@ impl TimelineBuilder {
 
     /// Sorts the events by timestamp (stable, so ties keep packet order) and pairs them into slices.
     pub fn build(mut self) -> Timeline {
+        self.events.shrink_to_fit();
         self.events.sort_by_key(|(ts, _)| *ts);
         let mut stats = ImportStats::default();
-        let mut expected = Vec::new();
-        let mut actual = Vec::new();
+        let starts = |expected: bool| {
+            self.events
+                .iter()
+                .filter(|(_, e)| match e {
+                    Pending::Start { kind, .. } => kind.is_expected() == expected,
+                    _ => false,
+                })
+                .count()
+        };
+        let mut expected = Vec::with_capacity(starts(true));
+        let mut actual = Vec::with_capacity(starts(false));
         // cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
-        let mut cookies: HashMap<i64, (i32, bool)> = HashMap::new();
+        let mut cookies: FxHashMap<i64, (i32, bool)> = FxHashMap::default();
         // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
-        let mut open: HashMap<(i32, bool, i64), Vec<usize>> = HashMap::new();
-        let mut expected_surface_seen: HashSet<(i32, i64)> = HashSet::new();
+        let mut open: FxHashMap<(i32, bool, i64), Vec<usize>> = FxHashMap::default();
+        let mut expected_surface_seen: FxHashSet<(i32, i64)> = FxHashSet::default();
         for (ts, event) in self.events {
             if !(0..MAX_TS_NS).contains(&ts) {
                 stats.parser_errors += 1;
@@ -136,12 +153,17 @@ impl TimelineBuilder {
                     } else {
                         &mut actual
                     };
-                    if let Some(idx) = open.get_mut(&(pid, is_expected, cookie)).and_then(Vec::pop)
-                    {
-                        if let Some(slice) = slices.get_mut(idx) {
-                            let s: &mut Slice = slice;
-                            s.dur_ns = ts - s.ts_ns;
-                        }
+                    // Emptied lanes are removed: the map holds only open slices.
+                    let Entry::Occupied(mut lane) = open.entry((pid, is_expected, cookie)) else {
+                        continue;
+                    };
+                    let innermost = lane.get_mut().pop();
+                    if lane.get().is_empty() {
+                        lane.remove();
+                    }
+                    if let Some(slice) = innermost.and_then(|idx| slices.get_mut(idx)) {
+                        let s: &mut Slice = slice;
+                        s.dur_ns = ts - s.ts_ns;
                     }
                 }
                 Pending::Start {
@@ -161,6 +183,7 @@ impl TimelineBuilder {
                         stats.deduplicated_expected += 1;
                         continue;
                     }
+                    let labels = self.labels.get(labels).copied().unwrap_or_default();
                     let l = labels;
                     let out_of_range =
                         |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
@@ -177,7 +200,6 @@ impl TimelineBuilder {
                         pid,
                         token,
                         display_frame_token: dft,
-                        surface_frame_token: (!kind.is_display()).then_some(token),
                         layer,
                         labels,
                     };
@@ -193,6 +215,8 @@ impl TimelineBuilder {
                 }
             }
         }
+        expected.shrink_to_fit();
+        actual.shrink_to_fit();
         stats.unterminated_slices = expected
             .iter()
             .chain(&actual)
@@ -216,10 +240,10 @@ fn identify_processes(
     expected: &[Slice],
     actual: &[Slice],
     layer_names: &[String],
-    names: &HashMap<i32, (String, Option<i32>)>,
+    names: &FxHashMap<i32, (String, Option<i32>)>,
 ) -> BTreeMap<i32, Process> {
     let mut layer_votes: BTreeMap<i32, BTreeMap<String, usize>> = BTreeMap::new();
-    let mut display_owners = HashSet::new();
+    let mut display_owners = FxHashSet::default();
     for s in expected.iter().chain(actual) {
         if s.kind.is_display() {
             display_owners.insert(s.pid);
@@ -227,7 +251,7 @@ fn identify_processes(
         let votes = layer_votes.entry(s.pid).or_default();
         if let Some(app) = s
             .layer
-            .and_then(|l| layer_names.get(l as usize))
+            .and_then(|l| layer_names.get(layer_index(l)))
             .and_then(|n| app_from_layer_name(n))
         {
             *votes.entry(app).or_default() += 1;

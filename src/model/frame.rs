@@ -3,11 +3,20 @@
 
 use super::jank::{self, JankTag};
 use crate::decode::{FrameLabels, SliceKind, SystemInfo};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
 
-/// Index of a layer name in [`Timeline::layer_names`].
-pub type LayerId = u32;
+/// A layer: 1 + the index of its name in [`Timeline::layer_names`] (non-zero, so that an `Option<LayerId>` takes
+/// four bytes in every slice).
+pub type LayerId = NonZeroU32;
+
+/// The index of `layer`'s name in [`Timeline::layer_names`].
+pub fn layer_index(layer: LayerId) -> usize {
+    layer.get() as usize - 1
+}
 
 /// One expected or actual timeline slice, as a row of Perfetto's frame timeline tables.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,8 +33,6 @@ pub struct Slice {
     pub token: i64,
     /// DisplayFrame token: the token itself for DisplayFrames, the presenting DisplayFrame's for SurfaceFrames.
     pub display_frame_token: i64,
-    /// SurfaceFrame token (`None` for DisplayFrames).
-    pub surface_frame_token: Option<i64>,
     /// Layer (SurfaceFrames only; `None` when absent).
     pub layer: Option<LayerId>,
     /// SurfaceFlinger's labels (actual slices only; default for expected ones).
@@ -33,6 +40,10 @@ pub struct Slice {
 }
 
 impl Slice {
+    /// SurfaceFrame token (`None` for DisplayFrames).
+    pub fn surface_frame_token(&self) -> Option<i64> {
+        (!self.kind.is_display()).then_some(self.token)
+    }
     /// End in ns, `None` for a slice that never ended.
     pub fn end_ns(&self) -> Option<i64> {
         (self.dur_ns >= 0).then_some(self.ts_ns + self.dur_ns)
@@ -42,7 +53,7 @@ impl Slice {
         self.labels.jank_type.unwrap_or(0)
     }
     /// Perfetto's `jank_type` string.
-    pub fn jank_type(&self) -> String {
+    pub fn jank_type(&self) -> Cow<'static, str> {
         jank::jank_type_name(self.jank_bits())
     }
     /// Perfetto's `present_type` string.
@@ -165,7 +176,7 @@ impl Timeline {
     /// A layer's name ("" for a slice without one).
     pub fn layer_name(&self, layer: Option<LayerId>) -> &str {
         layer
-            .and_then(|l| self.layer_names.get(l as usize))
+            .and_then(|l| self.layer_names.get(layer_index(l)))
             .map_or("", String::as_str)
     }
 
@@ -178,14 +189,15 @@ impl Timeline {
     /// actual slice to its expected slice (same pid and token; the first one, as Perfetto keeps it).
     /// When a token has several actual DisplayFrames (a reused cookie), the first that ended is used.
     pub fn link(&self) -> Frames {
-        let mut expected: HashMap<(bool, i32, i64), usize> = HashMap::new();
+        let mut expected: FxHashMap<(bool, i32, i64), usize> = FxHashMap::default();
         for (i, s) in self.expected.iter().enumerate() {
             expected
                 .entry((s.kind.is_display(), s.pid, s.token))
                 .or_insert(i);
         }
-        let mut display = Vec::new();
-        let mut by_token: HashMap<i64, usize> = HashMap::new();
+        let displays = self.actual.iter().filter(|s| s.kind.is_display()).count();
+        let mut display = Vec::with_capacity(displays);
+        let mut by_token: FxHashMap<i64, usize> = FxHashMap::default();
         for (i, s) in self
             .actual
             .iter()
@@ -203,17 +215,18 @@ impl Timeline {
                 *slot = idx;
             }
         }
-        let surface = self
-            .actual
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.kind.is_display())
-            .map(|(i, s)| SurfaceFrame {
-                actual: i,
-                expected: expected.get(&(false, s.pid, s.token)).copied(),
-                display: by_token.get(&s.display_frame_token).copied(),
-            })
-            .collect();
+        let mut surface = Vec::with_capacity(self.actual.len() - displays);
+        surface.extend(
+            self.actual
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.kind.is_display())
+                .map(|(i, s)| SurfaceFrame {
+                    actual: i,
+                    expected: expected.get(&(false, s.pid, s.token)).copied(),
+                    display: by_token.get(&s.display_frame_token).copied(),
+                }),
+        );
         Frames { display, surface }
     }
 }

@@ -2,6 +2,10 @@
 //! exact strings, join order and jank-tag rules of Perfetto's importer
 //! (`src/trace_processor/importers/proto/frame_timeline_event_parser.cc`, google/perfetto @ ec5d16b1).
 
+use super::SharedStr;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+
 /// `JankType` bits (`FrameTimelineEvent.JankType`; AOSP `libs/gui/include/gui/JankInfo.h`).
 pub mod bits {
     /// No jank.
@@ -69,18 +73,45 @@ pub const JANK_NAMES: [(i32, &str); 15] = [
     ),
 ];
 
-/// The `jank_type` string: `0 → "Unspecified"`, `1 → "None"`, else the names of the set bits in
-/// [`JANK_NAMES`] order joined by `", "` (the NONE bit is ignored; unknown bits alone give `""`).
-pub fn jank_type_name(jank_type: i32) -> String {
-    match jank_type {
-        0 => "Unspecified".into(),
-        bits::NONE => "None".into(),
-        _ => JANK_NAMES
+/// The components of the `jank_type` string, in order (what Perfetto's metric splits it into at `", "`):
+/// `0 → "Unspecified"`, `1 → "None"`, else the names of the set bits in [`JANK_NAMES`] order (the NONE bit is
+/// ignored; unknown bits alone give `""`).
+pub fn jank_components(jank_type: i32) -> impl Iterator<Item = &'static str> {
+    let special = match jank_type {
+        0 => Some("Unspecified"),
+        bits::NONE => Some("None"),
+        _ if JANK_NAMES.iter().all(|(bit, _)| jank_type & bit == 0) => Some(""),
+        _ => None,
+    };
+    special.into_iter().chain(
+        JANK_NAMES
             .iter()
-            .filter(|(bit, _)| jank_type & bit != 0)
-            .map(|(_, n)| *n)
-            .collect::<Vec<_>>()
-            .join(", "),
+            .filter(move |(bit, _)| jank_type & bit != 0)
+            .map(|(_, n)| *n),
+    )
+}
+
+/// The `jank_type` string: its [`jank_components`] joined by `", "` (borrowed unless several bits are set).
+pub fn jank_type_name(jank_type: i32) -> Cow<'static, str> {
+    let mut parts = jank_components(jank_type);
+    let first = parts.next().unwrap_or_default();
+    match parts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => Cow::Owned(parts.fold(format!("{first}, {second}"), |s, p| s + ", " + p)),
+    }
+}
+
+/// Interned [`jank_type_name`]s: one shared string per distinct bitmask.
+#[derive(Debug, Default)]
+pub struct JankTypeNames(FxHashMap<i32, SharedStr>);
+
+impl JankTypeNames {
+    /// The shared `jank_type` string of the bitmask `jank_type`.
+    pub fn get(&mut self, jank_type: i32) -> SharedStr {
+        self.0
+            .entry(jank_type)
+            .or_insert_with(|| jank_type_name(jank_type).as_ref().into())
+            .clone()
     }
 }
 

@@ -3,9 +3,11 @@
 mod build;
 pub mod frame;
 pub mod jank;
+mod shared;
 
 pub use build::TimelineBuilder;
 pub use frame::{
     DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline,
 };
 pub use jank::JankTag;
+pub use shared::SharedStr;
