@@ -4,7 +4,7 @@
 //! Inputs are real traces from `../shared/traces` replicated into ≥ 100 MB traces with `ftl::synth::replicate`
 //! (copies 60 s apart, ids 2³² apart), built once under `target/bench-data/`:
 //! - the emulator trace: FrameTimeline-sparse (≈ 5 k SurfaceFrames in 100 MB), a 29-minute span: the default
-//!   chart picks the jankiest 5 s;
+//!   chart picks the jankiest 5 s; also as a 1 GiB replica (5 hours, 50 k SurfaceFrames), with `--all` too;
 //! - the Pixel 7 Pro launch: FrameTimeline-dense (≈ 120 k SurfaceFrames in 100 MB); rendered with the default
 //!   window and with `--all` (every frame drawn).
 //!
@@ -45,13 +45,23 @@ fn main() {
         "{:<58} {:>7} {:>9} {:>9} {:>8} {:>11} {:>9}",
         "input", "MB", "frames", "analyze", "MB/s", "chart", "render"
     );
-    let cases: [(&str, &[ChartCase]); 2] = [
+    let cases: [(&str, u64, &[ChartCase]); 3] = [
         (
             "emulator_a12_cpu_sampling_60hz.pftrace",
+            MIN_BYTES,
             &[("default", ChartOptions::default().window, "png")],
         ),
         (
+            "emulator_a12_cpu_sampling_60hz.pftrace",
+            1 << 30,
+            &[
+                ("default", ChartOptions::default().window, "png"),
+                ("--all", WindowSpec::All, "png"),
+            ],
+        ),
+        (
             "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+            MIN_BYTES,
             &[
                 ("default", ChartOptions::default().window, "png"),
                 ("--all", WindowSpec::All, "png"),
@@ -59,8 +69,8 @@ fn main() {
             ],
         ),
     ];
-    for (source, charts) in cases {
-        let path = common::replica(&common::real_trace(source), MIN_BYTES, false);
+    for (source, min_bytes, charts) in cases {
+        let path = common::replica(&common::real_trace(source), min_bytes, false);
         let bytes = std::fs::metadata(&path).expect("stat").len() as f64;
         let name = path.display().to_string();
         let (analyze, report) = best_of(|| {

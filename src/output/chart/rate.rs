@@ -20,6 +20,9 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Rates) -> Dra
     let janky_max = r.janky.iter().copied().max().unwrap_or(0).max(1);
     let janky_top = janky_max + janky_max * 3 / 5 + 1;
     let fps_top = r.fps.iter().copied().fold(1.0, f64::max) * 1.6;
+    // Whole numbers repeat on a short axis (0.5 and 1.4 both print as 1).
+    let fps_decimals = if fps_top < 10.0 { 1 } else { 0 };
+    let s_decimals = if span < 10.0 { 1 } else { 0 };
     let bin = match r.bin_ns {
         NS_PER_S => "s".to_string(),
         b if b > NS_PER_S => format!("{} s", b / NS_PER_S),
@@ -49,6 +52,7 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Rates) -> Dra
         .disable_x_mesh()
         .light_line_style(TRANSPARENT)
         .y_labels(10.min(janky_top as usize + 1))
+        .x_label_formatter(&|v| format!("{v:.s_decimals$}"))
         .x_desc("s since the first FrameTimeline slice")
         .y_desc(format!("janky frames per {bin}"))
         .label_style((FAMILY, LABEL_PX))
@@ -57,7 +61,7 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Rates) -> Dra
         .map_err(cause)?;
     chart
         .configure_secondary_axes()
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.fps_decimals$}"))
         .y_desc("FPS (presents/s)")
         .label_style((FAMILY, LABEL_PX))
         .axis_desc_style((FAMILY, LABEL_PX))
