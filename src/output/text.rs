@@ -53,10 +53,11 @@ pub fn render(report: &Report) -> String {
         t.frame_timeline_clock,
         t.trace_clock
     );
+    out.push('\n');
+    out.push_str(&verdict(report));
     out.push_str(&vsync_section(report));
     out.push_str(&agreement_section(report));
     out.push('\n');
-    out.push_str(&verdict(report));
     out.push_str(&processes_section(report));
     out.push_str(&layers_section(&report.layers));
     out.push_str(&diagnostics_section(report));
@@ -197,7 +198,7 @@ fn verdict(report: &Report) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "           {} janky in {} ({}): {}",
+            "           {} janky in {} ({}); jank types seen: {}",
             l.janky_frames,
             short_layer(&l.layer_name),
             l.process_name,
