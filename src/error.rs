@@ -39,14 +39,18 @@ pub enum Error {
     },
     /// A readable trace without any SurfaceFlinger FrameTimeline event.
     #[error(
-        "{path}: no FrameTimeline events in this trace ({packets} packets read). Record it on Android 12+ with the \
-         data source \"android.surfaceflinger.frametimeline\" enabled in the trace config"
+        "{path}: no FrameTimeline events in this trace ({packets} packets read{}). Record it on Android 12+ with \
+         the data source \"android.surfaceflinger.frametimeline\" enabled in the trace config",
+        truncated_at.map_or_else(String::new, |at| format!("; the file is truncated: it ends inside the packet at \
+         byte {at}"))
     )]
     NoFrameTimeline {
         /// The file.
         path: PathBuf,
         /// Number of TracePackets read.
         packets: u64,
+        /// Byte offset where the file ends inside a packet, if it does.
+        truncated_at: Option<u64>,
     },
     /// Writing an output file failed.
     #[error("{path}: cannot write output: {cause}")]

@@ -75,6 +75,7 @@ pub fn load_path(path: &Path) -> Result<LoadedTrace> {
         return Err(Error::NoFrameTimeline {
             path: path.to_path_buf(),
             packets: decode.packets,
+            truncated_at: decode.truncated_at,
         });
     }
     Ok(LoadedTrace {

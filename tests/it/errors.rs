@@ -123,6 +123,10 @@ fn truncated_head_of_a_trace_is_a_clean_error() {
     let p = dir.path().join("head.pftrace");
     std::fs::write(&p, &bytes[..3000]).unwrap();
     assert_clean_failure(&p, "no FrameTimeline events");
+    assert_clean_failure(
+        &p,
+        "the file is truncated: it ends inside the packet at byte",
+    );
 }
 
 #[test]
