@@ -1,29 +1,16 @@
 //! `ftl batch` benchmark: the release `ftl` binary on the real traces replicated (hard links, made once in
 //! `target/bench-data/batch/`), reporting traces/s and MB/s with `--jobs 1` vs `--jobs 2` in the same run, and
-//! the peak RSS of the process (`/usr/bin/time -f %M`) for 50 vs 200 traces: memory bounded by jobs, not by the fleet.
+//! the peak RSS of the process (`/usr/bin/time -f %M`, MB) for 50 vs 200 traces: memory bounded by jobs, not by the fleet.
 //!
 //! Run with `cargo bench --bench batch`. The files are hard links to three traces, so after the warm-up run
 //! they come from the page cache: this measures decoding and analysis, not the disk.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+
+mod common;
 
 const FLEET: usize = 200;
 const SMALL: usize = 50;
-
-/// The real traces of `../shared/traces`.
-fn real_traces() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e != "md"))
-        .collect();
-    traces.sort();
-    assert!(!traces.is_empty(), "no traces in {}", dir.display());
-    traces
-}
 
 /// `target/bench-data/batch/<count>/` holding `count` hard links (copies if linking fails) to the real traces
 /// in rotation; reused when complete.
@@ -35,7 +22,7 @@ fn fleet(count: usize) -> (PathBuf, u64) {
         .to_path_buf();
     let dir = target.join(format!("bench-data/batch/{count}"));
     std::fs::create_dir_all(&dir).expect("create bench-data");
-    let sources = real_traces();
+    let sources = common::real_traces();
     let mut bytes = 0;
     for i in 0..count {
         let source = &sources[i % sources.len()];
@@ -49,35 +36,21 @@ fn fleet(count: usize) -> (PathBuf, u64) {
     (dir, bytes)
 }
 
-/// Runs `ftl batch DIR --jobs N` under `/usr/bin/time -f %M` and returns (seconds, peak RSS of the ftl process
-/// in MiB).
+/// Runs `ftl batch DIR --jobs N`; (seconds, peak RSS of the ftl process in MB).
 fn run(dir: &Path, jobs: usize) -> (f64, f64) {
-    let start = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_ftl")])
-        .args([
-            "batch",
-            "-q",
-            "--format",
-            "csv",
-            "-o",
-            "/dev/null",
-            "--jobs",
-        ])
-        .arg(jobs.to_string())
-        .arg(dir)
-        .stdout(Stdio::null())
-        .output()
-        .expect("run /usr/bin/time (GNU time) with ftl");
-    let secs = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "ftl batch failed: {stderr}");
-    let max_rss_kib: f64 = stderr
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no max RSS from /usr/bin/time: {stderr}"));
-    (secs, max_rss_kib / 1024.0)
+    let jobs = jobs.to_string();
+    let args = [
+        "batch",
+        "-q",
+        "--format",
+        "csv",
+        "-o",
+        "/dev/null",
+        "--jobs",
+        &jobs,
+    ];
+    let (elapsed, rss_mb) = common::run_ftl(&args, dir);
+    (elapsed.as_secs_f64(), rss_mb)
 }
 
 /// Best of `n` runs (least disturbed by other load).
@@ -102,7 +75,7 @@ fn main() {
         let (secs, rss) = best(&big, jobs, 3);
         let traces_s = FLEET as f64 / secs;
         println!(
-            "  --jobs {jobs}: {secs:.2} s, {traces_s:.1} traces/s, {:.1} MB/s, peak RSS {rss:.1} MiB",
+            "  --jobs {jobs}: {secs:.2} s, {traces_s:.1} traces/s, {:.1} MB/s, peak RSS {rss:.1} MB",
             big_bytes as f64 / 1e6 / secs
         );
         rate.push(traces_s);
@@ -110,6 +83,6 @@ fn main() {
     println!("  speed-up --jobs 2 / --jobs 1: {:.2}×", rate[1] / rate[0]);
     for (count, dir) in [(SMALL, &small), (FLEET, &big)] {
         let (_, rss) = best(dir, 2, 2);
-        println!("  peak RSS, --jobs 2, {count:>3} traces: {rss:.1} MiB");
+        println!("  peak RSS, --jobs 2, {count:>3} traces: {rss:.1} MB");
     }
 }

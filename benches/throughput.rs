@@ -67,10 +67,11 @@ fn main() {
         );
         let bytes = std::fs::metadata(&path).expect("stat input").len() as f64;
         let baseline = best_of(|| read_all(&path, input.gzip));
-        let mut peak_rss_kb = 0;
+        let mut peak_rss_mb: f64 = 0.0;
         let analyze = best_of(|| {
-            let (elapsed, rss_kb) = run_ftl(ftl, &path);
-            peak_rss_kb = peak_rss_kb.max(rss_kb);
+            let args = ["analyze", "--format", "json", "-o", "/dev/null"];
+            let (elapsed, rss_mb) = common::run_ftl(&args, &path);
+            peak_rss_mb = peak_rss_mb.max(rss_mb);
             elapsed
         });
         println!(
@@ -80,7 +81,7 @@ fn main() {
             bytes / MB / baseline.as_secs_f64(),
             bytes / MB / analyze.as_secs_f64(),
             baseline.as_secs_f64() / analyze.as_secs_f64(),
-            peak_rss_kb as f64 * 1024.0 / MB,
+            peak_rss_mb,
             surface_frames(ftl, &path),
         );
     }
@@ -101,37 +102,6 @@ fn read_all(path: &Path, gzip: bool) -> Duration {
     };
     std::io::copy(&mut reader, &mut std::io::sink()).expect("read input");
     start.elapsed()
-}
-
-/// Runs `ftl analyze` on `path` under `/usr/bin/time`; its wall time and peak RSS in KiB.
-fn run_ftl(ftl: &str, path: &Path) -> (Duration, u64) {
-    let start = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args([
-            "-f",
-            "%M",
-            ftl,
-            "analyze",
-            "--format",
-            "json",
-            "-o",
-            "/dev/null",
-        ])
-        .arg(path)
-        .output()
-        .expect("run /usr/bin/time ftl");
-    let elapsed = start.elapsed();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "ftl analyze failed on {path:?}: {stderr}"
-    );
-    let rss_kb = stderr
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("peak RSS from /usr/bin/time");
-    (elapsed, rss_kb)
 }
 
 /// Actual SurfaceFrames in the report (to show how much FrameTimeline data the input carries).

@@ -2,9 +2,9 @@
 //! by content, deterministic order, per-file failure isolation, progress and per-trace output through callbacks.
 
 use crate::analysis::frames::FrameRow;
-use crate::analysis::metrics::LayerSummary;
+use crate::analysis::metrics::{FrameTimes, LayerSummary};
 use crate::analysis::percentile::percentile;
-use crate::analysis::{self, Config, Report};
+use crate::analysis::{Config, Report};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -95,33 +95,40 @@ fn discovered(path: PathBuf, traces: &mut BTreeSet<PathBuf>, skipped: &mut Vec<S
     }
 }
 
+/// Lists `dir` (and, if `recursive`, its subdirectories) in name order. Symbolic links are not followed into
+/// directories, so a link loop cannot make the walk endless.
 fn walk(
     dir: &Path,
     recursive: bool,
     traces: &mut BTreeSet<PathBuf>,
     skipped: &mut Vec<Skipped>,
 ) -> Result<()> {
-    let io = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<_>>()
-        .map_err(io)?;
-    entries.sort();
-    for path in entries {
-        if !path.is_dir() {
-            discovered(path, traces, skipped);
-        } else if recursive {
-            walk(&path, recursive, traces, skipped)?;
+    let depth = if recursive { usize::MAX } else { 1 };
+    let entries = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .max_depth(depth)
+        .sort_by_file_name();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::Io {
+            path: e.path().unwrap_or(dir).to_path_buf(),
+            source: e.into(),
+        })?;
+        let path = entry.path().to_path_buf();
+        let reason = if entry.file_type().is_dir() {
+            if recursive {
+                continue;
+            }
+            "directory (use --recursive to descend)"
+        } else if entry.path_is_symlink() && path.is_dir() {
+            "symbolic link to a directory (not followed)"
         } else {
-            skipped.push(Skipped {
-                path,
-                reason: "directory (use --recursive to descend)".into(),
-            });
-        }
+            discovered(path, traces, skipped);
+            continue;
+        };
+        skipped.push(Skipped {
+            path,
+            reason: reason.into(),
+        });
     }
     Ok(())
 }
@@ -191,7 +198,7 @@ pub struct TriageRow {
     pub path: String,
     /// Device build fingerprint from `SystemInfo`.
     pub device: Option<String>,
-    /// Display refresh rate from the inferred vsync period, Hz.
+    /// Display refresh rate from the vsync period (inferred, or given with --vsync-period / --refresh-rate), Hz.
     pub refresh_rate_hz: Option<f64>,
     /// FrameTimeline span (first slice start → last slice end), ms.
     pub span_ms: Option<f64>,
@@ -246,9 +253,6 @@ impl TriageRow {
 pub fn triage_rows(job: &Job, report: &Report, grouping: Grouping) -> Vec<TriageRow> {
     type Group<'r> = (Vec<&'r LayerSummary>, Vec<&'r FrameRow>);
     let mut groups: BTreeMap<(Option<i32>, Option<&str>), Group> = BTreeMap::new();
-    if grouping == Grouping::Trace {
-        groups.entry((None, None)).or_default();
-    }
     for l in &report.layers {
         let key = group_key(grouping, l.pid, &l.layer_name);
         groups.entry(key).or_default().0.push(l);
@@ -257,12 +261,13 @@ pub fn triage_rows(job: &Job, report: &Report, grouping: Grouping) -> Vec<Triage
         let key = group_key(grouping, f.pid, &f.layer_name);
         groups.entry(key).or_default().1.push(f);
     }
+    // A trace without app frames (or none left by --process / --layer) still gets its row, with 0 frames.
+    if groups.is_empty() {
+        groups.entry((None, None)).or_default();
+    }
     let t = &report.trace;
     let d = &report.diagnostics;
-    let findings: u64 = crate::output::text::diagnostic_counts(d)
-        .iter()
-        .map(|(_, n)| n)
-        .sum();
+    let findings: u64 = d.counts().iter().map(|(_, n)| n).sum();
     let base = TriageRow {
         trace: job.name.clone(),
         path: job.path.display().to_string(),
@@ -323,22 +328,11 @@ fn summarize(mut row: TriageRow, layers: &[&LayerSummary], frames: &[&FrameRow])
                 .then(a.layer_name.cmp(&b.layer_name))
         })
         .map(|l| l.layer_name.clone());
-    row.frame_dur_ms_p99 = p99_ms(
-        frames
-            .iter()
-            .filter(|r| !r.dropped && r.dur_ns >= 0)
-            .map(|r| r.dur_ns),
-    );
-    row.overrun_ms_p99 = p99_ms(frames.iter().filter_map(|r| r.overrun_ns));
+    let times = FrameTimes::of(frames);
+    row.frame_dur_ms_p99 = percentile(&times.dur_ms, 99.0);
+    row.overrun_ms_p99 = percentile(&times.overrun_ms, 99.0);
     row.max_frame_delay = layers.iter().filter_map(|l| l.max_frame_delay).max();
     row
-}
-
-/// 99th percentile of ns values, in ms (as [`LayerSummary`]'s percentiles).
-fn p99_ms(values_ns: impl Iterator<Item = i64>) -> Option<f64> {
-    let mut ms: Vec<f64> = values_ns.map(|ns| ns as f64 / 1e6).collect();
-    ms.sort_by(f64::total_cmp);
-    percentile(&ms, 99.0)
 }
 
 /// The numeric triage columns that `--sort` and `--fail-on` refer to, by their column names.
@@ -368,7 +362,7 @@ pub enum Column {
     MaxFrameDelay,
     /// `agreement_pct`.
     AgreementPct,
-    /// `diagnostics`.
+    /// `diagnostics_count`.
     DiagnosticsCount,
     /// `file_bytes`.
     FileBytes,
@@ -642,9 +636,7 @@ fn analyze_one<S>(job: &Job, options: &Options, sink: &S) -> Outcome
 where
     S: Fn(&Job, &Report) -> Result<()>,
 {
-    let analysed = crate::load_path(&job.path).and_then(|trace| {
-        let report = analysis::analyze(&trace, &job.path.display().to_string(), &options.config);
-        drop(trace);
+    let analysed = crate::analyze_path(&job.path, &options.config).and_then(|report| {
         sink(job, &report)?;
         Ok((
             triage_rows(job, &report, options.grouping),

@@ -48,6 +48,17 @@ pub struct LoadedTrace {
     pub compression: Compression,
 }
 
+/// Loads and analyses one trace: [`load_path`] then [`analysis::analyze`], the trace's model freed before
+/// returning (only the [`analysis::Report`] stays). Errors: those of [`load_path`].
+pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::Report> {
+    let trace = load_path(path)?;
+    Ok(analysis::analyze(
+        &trace,
+        &path.display().to_string(),
+        config,
+    ))
+}
+
 /// Reads `path` (plain or gzip, with or without `compressed_packets`) into a [`LoadedTrace`].
 ///
 /// Errors: unreadable file, directory, empty file, bytes that are not a trace or broken framing

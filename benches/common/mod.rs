@@ -1,18 +1,61 @@
-//! Shared by the benchmarks: the real traces of `../shared/traces`, and large replicas of them (rewritten cookies,
-//! tokens and timestamps, `ftl::synth::replicate`) built once under `target/bench-data/`.
+//! Shared by the benchmarks: the real traces of `../shared/traces`, large replicas of them (rewritten cookies,
+//! tokens and timestamps, `ftl::synth::replicate`) built once under `target/bench-data/`, and running the release
+//! `ftl` binary under `/usr/bin/time` for its wall time and peak RSS.
+#![allow(dead_code)] // each benchmark uses a part
+
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-/// `../shared/traces/<name>`; panics with the directory's name when the real traces are missing.
-pub fn real_trace(name: &str) -> PathBuf {
+/// `../shared/traces`; panics with its name when the real traces are missing.
+fn traces_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
     assert!(
         dir.is_dir(),
         "the benchmarks need real traces in {}",
         dir.display()
     );
-    dir.join(name)
+    dir
+}
+
+/// `../shared/traces/<name>`.
+pub fn real_trace(name: &str) -> PathBuf {
+    traces_dir().join(name)
+}
+
+/// Every real trace of `../shared/traces` (not its README), sorted.
+pub fn real_traces() -> Vec<PathBuf> {
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(traces_dir())
+        .expect("list ../shared/traces")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .collect();
+    traces.sort();
+    traces
+}
+
+/// Runs the release `ftl ARGS PATH` under `/usr/bin/time -f %M` (stdout discarded); its wall time and peak RSS
+/// in MB. Panics if ftl fails.
+pub fn run_ftl(args: &[&str], path: &Path) -> (Duration, f64) {
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_ftl")])
+        .args(args)
+        .arg(path)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run /usr/bin/time (GNU time) with ftl");
+    let elapsed = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ftl failed: {stderr}");
+    let rss_kib: f64 = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS from /usr/bin/time: {stderr}"));
+    (elapsed, rss_kib * 1024.0 / 1e6)
 }
 
 /// A replica of `source` of at least `min_bytes` (uncompressed), gzip-compressed if `gzip`, under

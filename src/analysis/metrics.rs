@@ -367,6 +367,37 @@ pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSu
         .collect()
 }
 
+/// The frame-time distributions of some SurfaceFrame rows, ms, ascending: what the per-layer and triage
+/// percentiles are taken from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrameTimes {
+    /// Actual durations of frames that were shown and ended (dropped and never-ended frames excluded).
+    pub dur_ms: Vec<f64>,
+    /// Overruns (actual end − expected end) of frames with both ends known.
+    pub overrun_ms: Vec<f64>,
+}
+
+impl FrameTimes {
+    /// The distributions of `frames`.
+    pub fn of(frames: &[&FrameRow]) -> FrameTimes {
+        let sorted_ms = |values: Vec<i64>| {
+            let mut v: Vec<f64> = values.into_iter().map(|ns| ns as f64 / 1e6).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        FrameTimes {
+            dur_ms: sorted_ms(
+                frames
+                    .iter()
+                    .filter(|r| !r.dropped && r.dur_ns >= 0)
+                    .map(|r| r.dur_ns)
+                    .collect(),
+            ),
+            overrun_ms: sorted_ms(frames.iter().filter_map(|r| r.overrun_ns).collect()),
+        }
+    }
+}
+
 fn summarize_layer(
     pid: i32,
     layer: &str,
@@ -390,19 +421,10 @@ fn summarize_layer(
     let mut top: Vec<(String, u64)> = components.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     top.truncate(3);
-    let sorted_ms = |values: Vec<i64>| {
-        let mut v: Vec<f64> = values.into_iter().map(|ns| ns as f64 / 1e6).collect();
-        v.sort_by(f64::total_cmp);
-        v
-    };
-    let durs = sorted_ms(
-        frames
-            .iter()
-            .filter(|r| !r.dropped && r.dur_ns >= 0)
-            .map(|r| r.dur_ns)
-            .collect(),
-    );
-    let overruns = sorted_ms(frames.iter().filter_map(|r| r.overrun_ns).collect());
+    let FrameTimes {
+        dur_ms: durs,
+        overrun_ms: overruns,
+    } = FrameTimes::of(frames);
     let mut presents: Vec<i64> = frames
         .iter()
         .filter(|r| !r.dropped)

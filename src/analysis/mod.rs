@@ -70,6 +70,35 @@ pub struct Diagnostics {
     pub surface_frames_without_expected: u64,
 }
 
+impl Diagnostics {
+    /// The counters with their descriptions, in report order (truncation is separate: an offset).
+    pub fn counts(&self) -> [(&'static str, u64); 8] {
+        let d = self;
+        [
+            ("parser errors", d.import.parser_errors),
+            ("unpaired FrameEnd events", d.import.unpaired_ends),
+            (
+                "slices that never ended (dur = -1)",
+                d.import.unterminated_slices,
+            ),
+            ("malformed packets skipped", d.malformed_packets),
+            (
+                "events outside the trace clock",
+                d.events_outside_trace_clock,
+            ),
+            ("events without timestamp", d.events_without_timestamp),
+            (
+                "SurfaceFrames without their DisplayFrame",
+                d.surface_frames_without_display_frame,
+            ),
+            (
+                "SurfaceFrames without expected slice (expired prediction)",
+                d.surface_frames_without_expected,
+            ),
+        ]
+    }
+}
+
 /// The analysis of one trace: what `ftl analyze` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {

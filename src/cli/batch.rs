@@ -25,7 +25,7 @@ Numeric columns for --sort and --fail-on:
   refresh_rate_hz, span_ms, frames, janky_frames, janky_pct, app_janky_frames, sf_janky_frames,
   dropped_frames, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, agreement_pct, diagnostics_count, file_bytes
 Exit codes: 0 all traces analysed (and no --fail-on condition holds), 1 some inputs failed, the batch was
-interrupted or a --fail-on condition holds, 2 usage error.
+interrupted or a --fail-on condition holds, 2 usage or output error.
 
 Examples:
   ftl batch traces/                                   # ranked by janky_pct, worst first
@@ -48,7 +48,8 @@ pub struct BatchArgs {
     #[arg(long, value_enum, default_value_t = BatchFormat::Text)]
     format: BatchFormat,
     /// Output file (text, csv, json; stdout if omitted) or directory (parquet: triage.parquet and
-    /// frames/trace=NAME/part-0.parquet, the per-frame rows of `ftl frames` for every trace).
+    /// frames/trace=NAME/part-0.parquet, the per-frame rows of `ftl frames` for every trace; a frames/ left by
+    /// an earlier run is replaced).
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
     /// Traces analysed at the same time (default: one per core).
@@ -185,6 +186,13 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
     let inputs = batch::collect_inputs(&args.paths, args.recursive)?;
     let jobs = batch::jobs(&inputs.traces);
     if let Some(dir) = &frames_dir {
+        // frames/ is ftl's own output: partitions of an earlier run would mix with this run's in a query.
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|e| Error::Output {
+                path: dir.to_path_buf(),
+                cause: format!("cannot replace the previous run's frames: {e}"),
+            })?;
+        }
         create_dir(dir)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -239,8 +247,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
                 (_, p) => (TableFormat::Parquet, p.map(|d| d.join("triage.parquet"))),
             };
             write_table(&mut to_dataframe(&rows)?, format, path.as_deref())?;
-            let failed: Vec<&TriageRow> = rows.iter().filter(|r| !r.is_ok()).collect();
-            eprint!("{}", problems(&failed, &inputs.skipped, &rows));
+            eprint!("{}", problems(&inputs.skipped, &rows));
             eprintln!("ftl: {}", summary.line());
         }
     }
@@ -264,14 +271,21 @@ fn create_dir(dir: &Path) -> Result<()> {
     })
 }
 
-/// Writes the trace's per-frame rows (the rows of `ftl frames`) as `part-0.parquet` in `partition`.
+/// Writes the trace's per-frame rows (the rows of `ftl frames`) as `part-0.parquet` in `partition`; on failure
+/// the partition is removed, so that no half-written file outlives its failed row.
 fn write_frames(partition: &Path, report: &Report) -> Result<()> {
     create_dir(partition)?;
-    write_table(
-        &mut to_dataframe(&report.frames)?,
-        TableFormat::Parquet,
-        Some(&partition.join("part-0.parquet")),
-    )
+    let written = to_dataframe(&report.frames).and_then(|mut df| {
+        write_table(
+            &mut df,
+            TableFormat::Parquet,
+            Some(&partition.join("part-0.parquet")),
+        )
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(partition);
+    }
+    written
 }
 
 /// Traces done / total, MB/s and ETA on a terminal; hidden with `--quiet` or when stderr is not a terminal.
@@ -287,7 +301,8 @@ fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
 }
 
 /// Lines naming every failed trace (its error), every truncated one and every skipped file (the reason).
-fn problems(failed: &[&TriageRow], skipped: &[batch::Skipped], rows: &[TriageRow]) -> String {
+fn problems(skipped: &[batch::Skipped], rows: &[TriageRow]) -> String {
+    let failed: Vec<&TriageRow> = rows.iter().filter(|r| !r.is_ok()).collect();
     let mut out = String::new();
     if !failed.is_empty() {
         let _ = writeln!(out, "Failed ({}):", failed.len());
@@ -352,12 +367,9 @@ fn regressions(rows: &[TriageRow], conditions: &[Condition]) -> String {
     out
 }
 
-/// The device column: the product of the build fingerprint (`brand/product/device:...`), else all of it.
+/// The device column: product and Android release from the build fingerprint ([`label::device`]).
 fn device(fingerprint: Option<&str>) -> String {
-    fingerprint.map_or_else(
-        || "-".into(),
-        |f| label::elide(f.split('/').nth(1).unwrap_or(f), 24),
-    )
+    fingerprint.map_or_else(|| "-".into(), |f| label::elide(&label::device(f), 24))
 }
 
 /// A layer name for the table: readable, at most 40 characters.
@@ -381,7 +393,6 @@ fn render(
     args: &BatchArgs,
 ) -> String {
     let ok: Vec<&TriageRow> = rows.iter().filter(|r| r.is_ok()).collect();
-    let failed: Vec<&TriageRow> = rows.iter().filter(|r| !r.is_ok()).collect();
     let scope = match args.by {
         By::Trace => None,
         By::Process => Some("process"),
@@ -447,7 +458,7 @@ fn render(
         args.sort,
         args.top.min(ok.len())
     );
-    out.push_str(&problems(&failed, skipped, rows));
+    out.push_str(&problems(skipped, rows));
     let _ = writeln!(out, "{}", summary.line());
     out
 }

@@ -226,21 +226,11 @@ impl AnalysisArgs {
     }
 }
 
-/// Loads and analyses one trace.
-pub fn analyze_path(path: &Path, config: &Config) -> Result<Report> {
-    let trace = crate::load_path(path)?;
-    Ok(analysis::analyze(
-        &trace,
-        &path.display().to_string(),
-        config,
-    ))
-}
-
 /// Runs a parsed command line; the exit code of a success (errors are mapped in [`exit_code`]).
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => {
-            let report = analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let report = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
             write_report(&report, a.format, a.output.as_deref())?;
             if let Some(png) = &a.png {
                 crate::output::chart::render(
@@ -259,7 +249,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
         Command::Frames(a) => {
-            let report = analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let report = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
             let mut df = if a.display_frames {
                 to_dataframe(&report.display_frames)?
             } else {

@@ -15,28 +15,46 @@ fn short_package(package: &str) -> String {
 /// names keep their text (the drawing cuts what does not fit).
 pub fn layer_label(layer: &str) -> String {
     let name = layer.strip_prefix("TX - ").unwrap_or(layer);
-    if let Some(rest) = name.strip_prefix("Surface(name=") {
-        let (inner, tail) = rest.split_once(")/").unwrap_or((rest, ""));
-        let inner = match inner.split_once(' ') {
-            Some((head, _)) if inner.contains('{') => format!("{head}}}"),
-            _ => layer_label(inner),
-        };
-        match tail.split_once("animation-leash of ") {
-            Some((_, what)) => format!("{inner} · leash {what}"),
-            None => inner,
-        }
-    } else if let Some((package, activity)) = name.split_once('/') {
-        let activity = activity.rsplit('.').next().unwrap_or(activity);
-        let (prefix, package) = package.rsplit_once(' ').unwrap_or(("", package));
-        let prefix = if prefix.is_empty() {
-            String::new()
-        } else {
-            format!("{prefix} ")
-        };
-        format!("{prefix}{} / {activity}", short_package(package))
-    } else {
-        name.to_string()
+    let Some(rest) = name.strip_prefix("Surface(name=") else {
+        return window_label(name);
+    };
+    let (inner, tail) = rest.split_once(")/").unwrap_or((rest, ""));
+    let inner = match inner.split_once(' ') {
+        Some((head, _)) if inner.contains('{') => format!("{head}}}"),
+        _ => window_label(inner),
+    };
+    match tail.split_once("animation-leash of ") {
+        Some((_, what)) => format!("{inner} · leash {what}"),
+        None => inner,
     }
+}
+
+/// `com.pkg.app/com.pkg.app.MainActivity#12` → `com.pkg.app / MainActivity#12` (words before the package kept);
+/// other names unchanged. Not recursive: a crafted name cannot exhaust the stack.
+fn window_label(name: &str) -> String {
+    let Some((package, activity)) = name.split_once('/') else {
+        return name.to_string();
+    };
+    let activity = activity.rsplit('.').next().unwrap_or(activity);
+    let (prefix, package) = package.rsplit_once(' ').unwrap_or(("", package));
+    let prefix = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix} ")
+    };
+    format!("{prefix}{} / {activity}", short_package(package))
+}
+
+/// The device of a build fingerprint (`brand/product/device:release/id/...`): `google/cheetah/cheetah:13/...`
+/// → `cheetah, Android 13`; other text unchanged.
+pub fn device(fingerprint: &str) -> String {
+    let parse = || {
+        let (left, right) = fingerprint.split_once(':')?;
+        let product = left.split('/').nth(1)?;
+        let release = right.split('/').next()?;
+        Some(format!("{product}, Android {release}"))
+    };
+    parse().unwrap_or_else(|| fingerprint.to_string())
 }
 
 /// `text` cut to at most `max_chars` characters by replacing its middle with `…`, keeping the start (what the
@@ -84,6 +102,21 @@ mod tests {
             ),
             "WindowToken{2e93408} · leash token_transform#50013"
         );
+    }
+
+    #[test]
+    fn devices_come_from_fingerprints() {
+        assert_eq!(
+            device("google/cheetah/cheetah:13/TQ3A.230705.001/10216780:user/release-keys"),
+            "cheetah, Android 13"
+        );
+        assert_eq!(device("emulator"), "emulator");
+    }
+
+    #[test]
+    fn nested_surface_names_do_not_recurse() {
+        let nested = "Surface(name=".repeat(200_000);
+        assert!(layer_label(&nested).starts_with("Surface(name="));
     }
 
     #[test]

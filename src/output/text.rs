@@ -4,7 +4,7 @@
 use super::label;
 use crate::analysis::classify::Reason;
 use crate::analysis::metrics::LayerSummary;
-use crate::analysis::{Diagnostics, Report};
+use crate::analysis::Report;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
@@ -278,35 +278,9 @@ fn layers_section(layers: &[LayerSummary]) -> String {
     format!("Per layer (app SurfaceFrames; fps and delays from present fences)\n{t}\n\n")
 }
 
-/// The diagnostics counters the report lists, with their descriptions (truncation is separate: an offset).
-pub fn diagnostic_counts(d: &Diagnostics) -> [(&'static str, u64); 8] {
-    [
-        ("parser errors", d.import.parser_errors),
-        ("unpaired FrameEnd events", d.import.unpaired_ends),
-        (
-            "slices that never ended (dur = -1)",
-            d.import.unterminated_slices,
-        ),
-        ("malformed packets skipped", d.malformed_packets),
-        (
-            "events outside the trace clock",
-            d.events_outside_trace_clock,
-        ),
-        ("events without timestamp", d.events_without_timestamp),
-        (
-            "SurfaceFrames without their DisplayFrame",
-            d.surface_frames_without_display_frame,
-        ),
-        (
-            "SurfaceFrames without expected slice (expired prediction)",
-            d.surface_frames_without_expected,
-        ),
-    ]
-}
-
 fn diagnostics_section(report: &Report) -> String {
     let d = &report.diagnostics;
-    let items = diagnostic_counts(d);
+    let items = d.counts();
     let mut out = String::from("Diagnostics\n");
     if let Some(at) = d.truncated_at_byte {
         let _ = writeln!(

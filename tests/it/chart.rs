@@ -43,8 +43,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 }
 
 fn report(path: &Path) -> ftl::analysis::Report {
-    let trace = ftl::load_path(path).unwrap();
-    ftl::analysis::analyze(&trace, &path.display().to_string(), &Default::default())
+    ftl::analyze_path(path, &Default::default()).unwrap()
 }
 
 #[test]
@@ -145,6 +144,20 @@ fn bad_windows_and_sizes_are_usage_errors() {
     let tiny = run(&["--width", "10"]);
     assert_eq!(tiny.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&tiny.stderr).contains("r.png"));
+    // Sizes that would overflow the layout or allocate gigabytes are refused, not attempted.
+    for (w, h) in [("400", "3000000000"), ("100000", "100000")] {
+        let huge = run(&["--width", w, "--height", h]);
+        assert_eq!(huge.status.code(), Some(2), "{w}×{h}");
+        assert!(String::from_utf8_lossy(&huge.stderr).contains("out of range"));
+    }
+    // A window far past the trace is drawn (empty), not an overflow.
+    let far = run(&["--window", "0..99999999999"]);
+    assert_eq!(
+        far.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&far.stderr)
+    );
     let unwritable = dir.path().join("no/such/dir/r.svg");
     let failed = ftl_without_fonts(&[
         "report",

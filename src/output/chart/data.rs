@@ -4,7 +4,7 @@
 use crate::analysis::frames::FrameRow;
 use crate::analysis::Report;
 use crate::model::JankTag;
-use crate::output::label::layer_label;
+use crate::output::label::{self, layer_label};
 use std::collections::BTreeMap;
 
 /// Nanoseconds per millisecond.
@@ -206,9 +206,11 @@ impl Window {
         };
         match spec {
             WindowSpec::All => window(first_ns, last_ns, WindowChoice::All),
-            WindowSpec::Range { start_ns, end_ns } => {
-                window(first_ns + start_ns, first_ns + end_ns, WindowChoice::Given)
-            }
+            WindowSpec::Range { start_ns, end_ns } => window(
+                first_ns.saturating_add(start_ns),
+                first_ns.saturating_add(end_ns),
+                WindowChoice::Given,
+            ),
             WindowSpec::Auto { len_ns } if last_ns - first_ns <= WHOLE_SPAN_MAX_NS.max(len_ns) => {
                 window(first_ns, last_ns, WindowChoice::WholeSpan)
             }
@@ -367,7 +369,7 @@ pub fn vsync_grid(
             .windows
             .get(i + 1)
             .map_or(window.end_ns, |next| next.start_ns.min(window.end_ns));
-        // `end_ns` is an expected present (on the grid); the first window's `start_ns` may be open (i64::MIN).
+        // `end_ns` is an expected present (on the grid); the grid extends it backwards to the window start.
         let mut t = w.end_ns + (from - w.end_ns).div_euclid(period) * period;
         while t <= to {
             if t >= from {
@@ -757,12 +759,11 @@ pub fn breakdown(report: &Report) -> Vec<LayerBreakdown> {
 /// The device in words from the build fingerprint (`brand/product/device:release/...` → `product, Android
 /// release`), or the SDK level.
 fn device(report: &Report) -> Option<String> {
-    let from_fingerprint = report.trace.device_fingerprint.as_deref().and_then(|f| {
-        let (left, right) = f.split_once(':')?;
-        let product = left.split('/').nth(1)?;
-        let release = right.split('/').next()?;
-        Some(format!("{product}, Android {release}"))
-    });
+    let from_fingerprint = report
+        .trace
+        .device_fingerprint
+        .as_deref()
+        .map(label::device);
     from_fingerprint.or_else(|| report.trace.android_sdk_version.map(|v| format!("SDK {v}")))
 }
 
@@ -1066,7 +1067,7 @@ mod tests {
     fn vsync_grid_is_on_the_period_and_skipped_when_too_dense() {
         let mut vsync = crate::analysis::vsync::VsyncModel::default();
         vsync.windows.push(crate::analysis::vsync::VsyncWindow {
-            start_ns: i64::MIN,
+            start_ns: 2_000,
             end_ns: 5_000,
             measured_period_ns: 100,
             ..Default::default()

@@ -37,6 +37,9 @@ pub struct ChartOptions {
     pub window: WindowSpec,
 }
 
+/// Largest image side, px (a 16 384² RGB image is 768 MiB before encoding).
+pub const MAX_SIDE_PX: u32 = 16_384;
+
 /// Default length of the automatic window on long traces, s (`--window-secs`).
 pub const DEFAULT_WINDOW_SECS: f64 = 5.0;
 
@@ -205,9 +208,11 @@ pub fn render(report: &Report, path: &Path, options: &ChartOptions) -> Result<()
         path: path.to_path_buf(),
         cause,
     };
-    if options.width < 400 || options.height < 300 {
+    if !(400..=MAX_SIDE_PX).contains(&options.width)
+        || !(300..=MAX_SIDE_PX).contains(&options.height)
+    {
         return Err(fail(format!(
-            "image size {}×{} is too small (at least 400×300)",
+            "image size {}×{} is out of range (400×300 to {MAX_SIDE_PX}×{MAX_SIDE_PX})",
             options.width, options.height
         )));
     }
@@ -255,8 +260,7 @@ mod tests {
 
     fn synthetic_report() -> Report {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace");
-        let trace = crate::load_path(&path).unwrap();
-        crate::analysis::analyze(&trace, "synthetic_60hz.pftrace", &Default::default())
+        crate::analyze_path(&path, &Default::default()).unwrap()
     }
 
     #[test]
