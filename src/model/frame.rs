@@ -232,9 +232,18 @@ impl Timeline {
 }
 
 /// The app package a layer name points to: `TX - com.pkg/com.pkg.Main#12` → `com.pkg`,
-/// `TX - Splash Screen com.pkg#3` → `com.pkg`, `TX - StatusBar#0` → `StatusBar`.
+/// `TX - Splash Screen com.pkg#3` → `com.pkg`, `TX - SurfaceView[com.pkg/...]#0` → `com.pkg`,
+/// `TX - StatusBar#0` → `StatusBar`. Animation leashes (`Surface(name=…)/@0x… - animation-leash of …`) are made
+/// by WindowManager's `SurfaceAnimator` in system_server, whatever window they move → `system_server` (the
+/// emulator trace's process_tree agrees); other `Surface(name=…)` wrappers name no owner → `None`.
 pub fn app_from_layer_name(layer: &str) -> Option<String> {
     let name = layer.strip_prefix("TX - ").unwrap_or(layer);
+    if name.starts_with("Surface(") {
+        return name
+            .contains(" - animation-leash of ")
+            .then(|| "system_server".to_string());
+    }
+    let name = name.strip_prefix("SurfaceView[").unwrap_or(name);
     let name = name.split('/').next().unwrap_or(name);
     let name = name.rsplit_once('#').map_or(name, |(head, tail)| {
         if tail.chars().all(|c| c.is_ascii_digit()) {
@@ -271,6 +280,16 @@ mod tests {
             Some("com.pkg.app")
         );
         assert_eq!(f("TX - StatusBar#0").as_deref(), Some("StatusBar"));
+        assert_eq!(
+            f("TX - SurfaceView[com.android.chrome/com.google.android.apps.chrome.Main]#0")
+                .as_deref(),
+            Some("com.android.chrome")
+        );
+        assert_eq!(
+            f("TX - Surface(name=Task=16090)/@0x9b71fa2 - animation-leash of app_transition#50005").as_deref(),
+            Some("system_server")
+        );
+        assert_eq!(f("TX - Surface(name=Task=16090)/@0x9b71fa2#1"), None);
         assert_eq!(
             f("TX - NotificationShade#0").as_deref(),
             Some("NotificationShade")

@@ -183,3 +183,39 @@ fn gzip_and_compressed_packets_variants_give_identical_output() {
         );
     }
 }
+
+/// Process names derived from layer names (traces without process_tree) agree with process_tree where a trace
+/// has one: every animation-leash layer of the emulator trace belongs to system_server, and the Pixel 7 Pro's
+/// leash-only pid gets that name instead of a layer's text.
+#[test]
+fn layer_derived_process_names_agree_with_process_tree() {
+    use ftl::model::frame::app_from_layer_name;
+    let traces = shared().join("traces");
+    let emulator = ftl::analyze_path(
+        &traces.join("emulator_a12_cpu_sampling_60hz.pftrace"),
+        &Default::default(),
+    )
+    .unwrap();
+    let leashes: Vec<_> = emulator
+        .frames
+        .iter()
+        .filter(|f| app_from_layer_name(&f.layer_name).as_deref() == Some("system_server"))
+        .collect();
+    assert!(!leashes.is_empty());
+    assert!(leashes.iter().all(|f| &*f.process_name == "system_server"));
+    let pixel = ftl::analyze_path(
+        &traces.join("pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
+        &Default::default(),
+    )
+    .unwrap();
+    let names: Vec<(i32, &str)> = pixel
+        .processes
+        .iter()
+        .map(|p| (p.pid, p.name.as_str()))
+        .collect();
+    assert!(names.contains(&(1265, "system_server")), "{names:?}");
+    assert!(
+        names.iter().all(|(_, n)| !n.starts_with("Surface(")),
+        "{names:?}"
+    );
+}
