@@ -37,7 +37,7 @@ pub struct Inputs {
 
 /// Expands `paths` into [`Inputs`]. A path naming a file is always analysed (the user asked for it; a bad file
 /// becomes a failed row). Directories are listed (descending into subdirectories only if `recursive`) and globs
-/// expanded; the files found there are analysed only if [`input::sniff`](crate::input::sniff) recognises them, others are skipped with the
+/// expanded; the files found there are analysed only if [`input::detect`](crate::input::detect) recognises them, others are skipped with the
 /// reason. A missing path that is not a glob is kept, so that it fails as a row. Errors: an invalid glob
 /// pattern ([`Error::Usage`]), a directory that cannot be listed ([`Error::Io`]).
 pub fn collect_inputs(paths: &[PathBuf], recursive: bool) -> Result<Inputs> {
@@ -87,9 +87,9 @@ fn is_glob(path: &Path) -> bool {
 
 /// A file found by listing: analysed if it looks like a trace or cannot be read (so that it fails as a row).
 fn discovered(path: PathBuf, traces: &mut BTreeSet<PathBuf>, skipped: &mut Vec<Skipped>) {
-    match crate::input::sniff(&path) {
-        Ok(Some(reason)) => skipped.push(Skipped { path, reason }),
-        Ok(None) | Err(_) => {
+    match crate::input::detect(&path) {
+        Ok(Err(reason)) => skipped.push(Skipped { path, reason }),
+        Ok(Ok(_)) | Err(_) => {
             traces.insert(path);
         }
     }

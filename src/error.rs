@@ -52,6 +52,17 @@ pub enum Error {
         /// Byte offset where the file ends inside a packet, if it does.
         truncated_at: Option<u64>,
     },
+    /// A text capture (`dumpsys`, logcat) that cannot be used: the line (1-based; 0 when the problem is the file as
+    /// a whole) and the cause.
+    #[error("{path}: {}{cause}", if *line > 0 { format!("line {line}: ") } else { String::new() })]
+    Capture {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number, 0 for the whole file.
+        line: u64,
+        /// What was wrong, and what was expected.
+        cause: String,
+    },
     /// Writing an output file failed.
     #[error("{path}: cannot write output: {cause}")]
     Output {

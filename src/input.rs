@@ -1,7 +1,9 @@
-//! Opens a trace file as a buffered byte stream, transparently inflating gzip (sniffed by magic bytes, not by
-//! file extension), and tells trace files from other files by their first bytes. No protobuf decoding here.
+//! Opens an input file as a buffered byte stream (a trace) or as UTF-8 text (a capture), transparently inflating
+//! gzip and transcoding UTF-16, and tells what a file holds by its first bytes, never its name. No parsing here.
 
 use crate::error::{Error, Result};
+use crate::model::Source;
+use crate::sources::{gfxinfo, logcat, sf_latency};
 use flate2::bufread::MultiGzDecoder;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -74,40 +76,102 @@ pub fn open(path: &Path) -> Result<TraceInput> {
 /// writes packets in chunks far below this; a bigger value means the `0x0a` was not a `Trace.packet` key.
 const MAX_FIRST_PACKET_BYTES: u64 = 256 << 20;
 
-/// Why a file does not look like a trace, or `None` if it does: gzip magic `1f 8b`, or the `Trace.packet` key
-/// `0x0a` followed by a plausible varint length (1 byte .. 256 MiB). An empty file counts as a trace (a failed
-/// capture, reported as an error rather than skipped). Errors: the file cannot be opened or read.
-pub fn sniff(path: &Path) -> std::io::Result<Option<String>> {
-    let mut head = Vec::with_capacity(11);
-    std::fs::File::open(path)?.take(11).read_to_end(&mut head)?;
-    let (first, rest) = match head.split_first() {
-        None => return Ok(None),
-        Some(split) => split,
+/// How much of a file [`detect`] reads to decide what it holds.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// What ftl reads, for messages: every kind of input [`detect`] recognises.
+pub const EXPECTED: &str = "expected a Perfetto trace, `dumpsys SurfaceFlinger --latency` output, `dumpsys \
+                            gfxinfo` output or an `adb logcat` capture";
+
+/// What a file holds, decided by its content (never its name): `Ok(source)`, or `Err(why)` when it is none of
+/// the inputs ftl reads. Text captures may be UTF-8 (with or without BOM) or UTF-16 with BOM, CRLF or LF, and
+/// gzip-compressed; a Perfetto trace is gzip magic `1f 8b` over a trace, or the `Trace.packet` key `0x0a` followed
+/// by a plausible varint length. An empty file counts as a Perfetto trace (a failed capture, reported as an
+/// error rather than skipped). Errors: the file cannot be opened or read.
+pub fn detect(path: &Path) -> std::io::Result<std::result::Result<Source, String>> {
+    let mut raw = Vec::new();
+    File::open(path)?.take(HEAD_BYTES).read_to_end(&mut raw)?;
+    let head = if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut inflated = Vec::new();
+        // A cut gzip stream inflates as far as it goes; what came out is enough to recognise the content.
+        let _ = MultiGzDecoder::new(raw.as_slice())
+            .take(HEAD_BYTES)
+            .read_to_end(&mut inflated);
+        if inflated.is_empty() {
+            return Ok(Ok(Source::Perfetto));
+        }
+        inflated
+    } else {
+        raw
     };
-    if head.starts_with(&[0x1f, 0x8b]) {
-        return Ok(None);
+    if head.is_empty() {
+        return Ok(Ok(Source::Perfetto));
     }
+    let text = decode_head(&head);
+    if sf_latency::looks_like(&text) {
+        return Ok(Ok(Source::SfLatency));
+    }
+    if gfxinfo::looks_like(&text) {
+        return Ok(Ok(Source::Gfxinfo));
+    }
+    if logcat::looks_like(&text) {
+        return Ok(Ok(Source::Logcat));
+    }
+    Ok(trace_like(&head).map(|()| Source::Perfetto))
+}
+
+/// The head of a text capture as UTF-8: decoded by its BOM (UTF-8, UTF-16LE, UTF-16BE), else as UTF-8 with
+/// invalid bytes replaced (a head may end inside a character).
+fn decode_head(head: &[u8]) -> String {
+    let (encoding, bom) = encoding_rs::Encoding::for_bom(head).unwrap_or((encoding_rs::UTF_8, 0));
+    let body = head.get(bom..).unwrap_or_default();
+    encoding
+        .decode_without_bom_handling(body)
+        .0
+        .into_owned()
+}
+
+/// `Ok` if `head` starts like a Perfetto `Trace`, else why not.
+fn trace_like(head: &[u8]) -> std::result::Result<(), String> {
+    let Some((first, rest)) = head.split_first() else {
+        return Ok(());
+    };
     let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();
     if *first != 0x0a {
-        return Ok(Some(format!(
-            "not a Perfetto trace: starts with bytes {} (neither gzip magic 1f 8b nor the Trace.packet key 0a)",
+        return Err(format!(
+            "unknown content: {EXPECTED} (it starts with bytes {}: neither gzip magic 1f 8b, the Trace.packet key \
+             0a, nor a text capture ftl recognises)",
             shown.join(" ")
-        )));
+        ));
     }
     let mut len = 0u64;
     for (i, b) in rest.iter().take(10).enumerate() {
         len |= u64::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
-            return Ok((len == 0 || len > MAX_FIRST_PACKET_BYTES).then(|| {
-                format!(
-                    "not a Perfetto trace: key 0a followed by an implausible packet length {len}"
-                )
-            }));
+            return if len == 0 || len > MAX_FIRST_PACKET_BYTES {
+                Err(format!(
+                    "unknown content: {EXPECTED} (key 0a followed by an implausible packet length {len})"
+                ))
+            } else {
+                Ok(())
+            };
         }
     }
-    Ok(Some(
-        "not a Perfetto trace: key 0a without a complete packet length".into(),
+    Err(format!(
+        "unknown content: {EXPECTED} (key 0a without a complete packet length)"
     ))
+}
+
+/// Opens a text capture as UTF-8 lines: gzip inflated, UTF-16 (by its BOM) transcoded, a UTF-8 BOM dropped,
+/// other bytes passed through unchanged (readers handle CRLF). Errors: as [`open`].
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let TraceInput { reader, .. } = open(path)?;
+    let decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
+        .bom_sniffing(true)
+        .utf8_passthru(true)
+        .strip_bom(true)
+        .build(reader);
+    Ok(Box::new(BufReader::with_capacity(BUFFER_BYTES, decoded)))
 }
 
 #[cfg(test)]
@@ -115,23 +179,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sniff_recognises_traces_by_content() {
+    fn detect_recognises_inputs_by_content() {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, bytes: &[u8]| {
             let p = dir.path().join(name);
             std::fs::write(&p, bytes).unwrap();
-            sniff(&p).unwrap()
+            detect(&p).unwrap()
         };
-        assert_eq!(write("gz.txt", &[0x1f, 0x8b, 8, 0]), None);
-        assert_eq!(write("t.bin", &[0x0a, 0x85, 0x01, 0x12]), None);
-        assert_eq!(write("empty", &[]), None);
-        let text = write("a.pftrace", b"hello").unwrap();
+        let perfetto = Ok(Source::Perfetto);
+        assert_eq!(write("gz.txt", &[0x1f, 0x8b, 8, 0]), perfetto);
+        assert_eq!(write("t.bin", &[0x0a, 0x85, 0x01, 0x12]), perfetto);
+        assert_eq!(write("empty", &[]), perfetto);
+        let text = write("a.pftrace", b"hello").unwrap_err();
         assert!(text.contains("starts with bytes 68 65 6c 6c"), "{text}");
-        let zero = write("z", &[0x0a, 0x00]).unwrap();
+        assert!(text.contains("dumpsys gfxinfo"), "{text}");
+        let zero = write("z", &[0x0a, 0x00]).unwrap_err();
         assert!(zero.contains("implausible packet length 0"), "{zero}");
-        let huge = write("h", &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap();
+        let huge = write("h", &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap_err();
         assert!(huge.contains("implausible"), "{huge}");
-        let cut = write("c", &[0x0a, 0x85]).unwrap();
+        let cut = write("c", &[0x0a, 0x85]).unwrap_err();
         assert!(cut.contains("without a complete packet length"), "{cut}");
+        // Text captures, whatever the name, encoding and compression.
+        let latency = "16666666\r\n1 2 3\r\n4 5 6\r\n";
+        assert_eq!(write("x.pftrace", latency.as_bytes()), Ok(Source::SfLatency));
+        let utf16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(latency.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(write("y", &utf16), Ok(Source::SfLatency));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, latency.as_bytes()).unwrap();
+        assert_eq!(write("z.gz", &gz.finish().unwrap()), Ok(Source::SfLatency));
+    }
+
+    #[test]
+    fn text_captures_open_as_utf8_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("cap");
+        let utf16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain("16666666\r\nä\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        std::fs::write(&p, utf16).unwrap();
+        let mut text = String::new();
+        open_text(&p).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "16666666\r\nä\r\n");
+        std::fs::write(&p, b"\xef\xbb\xbf1 2 3\n").unwrap();
+        text.clear();
+        open_text(&p).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "1 2 3\n");
     }
 }

@@ -26,6 +26,7 @@ pub mod error;
 pub mod input;
 pub mod model;
 pub mod output;
+pub mod sources;
 pub mod synth;
 
 pub use error::{Error, Result};

@@ -3,7 +3,10 @@
 pub mod classify;
 pub mod explain;
 pub mod frames;
+pub mod gt;
+pub mod janktracker;
 pub mod metrics;
+pub mod pacing;
 pub mod percentile;
 pub mod slices;
 pub mod vsync;

@@ -11,3 +11,5 @@ pub use frame::{
 };
 pub use jank::JankTag;
 pub use shared::SharedStr;
+pub mod series;
+pub use series::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};

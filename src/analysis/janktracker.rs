@@ -1,0 +1,578 @@
+//! HWUI's JankTracker numbers (janky frames, causes, histogram, percentiles) recomputed from gfxinfo PROFILEDATA
+//! rows, or taken as dumped (`shared/docs/frame-sources.md` §2; AOSP `libs/hwui/JankTracker.cpp`, `ProfileData.cpp`,
+//! `FrameInfo.h`).
+
+use crate::sources::gfxinfo::{frame_period, FrameInfoRow, GfxSummary};
+use serde::Serialize;
+
+/// `FrameInfoFlags::SurfaceCanvas` (`Surface.lockHardwareCanvas()` drawing), AOSP `FrameInfo.h`.
+pub const FLAG_SURFACE_CANVAS: i64 = 4;
+
+/// Normal histogram buckets (`ProfileData::mFrameCounts`): 5 ms and below, then 1 ms / 2 ms / 4 ms steps.
+pub const NORMAL_BUCKETS: usize = 57;
+/// Slow histogram buckets (`ProfileData::mSlowFrameCounts`): 50 ms steps from 150 ms to 4950 ms.
+pub const SLOW_BUCKETS: usize = 97;
+/// Spans at or above this (ns) are not counted as a jank cause (AOSP `IGNORE_EXCEEDING`: an ANR, not jank).
+const IGNORE_EXCEEDING_NS: i64 = 10_000_000_000;
+/// Frame interval assumed when a capture gives none, ns: 60 Hz, the display JankTracker was built for.
+const FALLBACK_INTERVAL_NS: i64 = 16_666_666;
+
+/// JankTracker's numbers for one process or window, saying which they are. Field names are those of Android's
+/// graphicsstats proto (`GraphicsStatsJankSummaryProto`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct JankTrackerNumbers {
+    /// `"recomputed"` (from PROFILEDATA rows, ≤ 120 frames) or `"as_dumped"` (the summary the device printed,
+    /// covering every frame since `Stats since`). Never mix the two.
+    pub numbers: &'static str,
+    /// Frames with a duration > 0 (`Total frames rendered`).
+    pub total_frames: u64,
+    /// Janky frames (`Janky frames`): 12+ deadline missed; before 12, duration > frame interval.
+    pub janky_frames: u64,
+    /// `janky_frames / total_frames × 100`, percent, rounded to 2 decimals as the dump prints it (0 with no frames).
+    pub janky_pct: f64,
+    /// `Number Missed Vsync`.
+    pub missed_vsync_count: u64,
+    /// `Number High input latency`; `None` when recomputed (needs state the dump lacks).
+    pub high_input_latency_count: Option<u64>,
+    /// `Number Slow UI thread`.
+    pub slow_ui_thread_count: u64,
+    /// `Number Slow bitmap uploads`.
+    pub slow_bitmap_upload_count: u64,
+    /// `Number Slow issue draw commands`.
+    pub slow_draw_count: u64,
+    /// `Number Frame deadline missed`.
+    pub missed_deadline_count: u64,
+    /// 50th percentile frame time, ms (a histogram bucket time, `ProfileData::findPercentile`).
+    pub frame_time_ms_p50: u64,
+    /// 90th percentile frame time, ms.
+    pub frame_time_ms_p90: u64,
+    /// 95th percentile frame time, ms.
+    pub frame_time_ms_p95: u64,
+    /// 99th percentile frame time, ms.
+    pub frame_time_ms_p99: u64,
+    /// `Janky frames (legacy)` (12+); `None` when recomputed (needs the SF/app vsync offsets).
+    pub janky_frames_legacy: Option<u64>,
+    /// `Number Frame deadline missed (legacy)` (12+); `None` when recomputed.
+    pub missed_deadline_legacy_count: Option<u64>,
+    /// (bucket ms, frames) over gfxinfo's own 57 + 97 buckets, in the dump's order.
+    pub histogram: Vec<(u32, u64)>,
+}
+
+impl From<&GfxSummary> for JankTrackerNumbers {
+    /// The numbers exactly as printed (`numbers: "as_dumped"`); a line the block lacks reads 0 (or `None`).
+    fn from(s: &GfxSummary) -> Self {
+        JankTrackerNumbers {
+            numbers: "as_dumped",
+            total_frames: s.total_frames_rendered.unwrap_or(0),
+            janky_frames: s.janky_frames.unwrap_or(0),
+            janky_pct: s.janky_pct.unwrap_or(0.0),
+            missed_vsync_count: s.missed_vsync.unwrap_or(0),
+            high_input_latency_count: s.high_input_latency,
+            slow_ui_thread_count: s.slow_ui_thread.unwrap_or(0),
+            slow_bitmap_upload_count: s.slow_bitmap_uploads.unwrap_or(0),
+            slow_draw_count: s.slow_issue_draw_commands.unwrap_or(0),
+            missed_deadline_count: s.frame_deadline_missed.unwrap_or(0),
+            frame_time_ms_p50: s.percentile_50_ms.unwrap_or(0),
+            frame_time_ms_p90: s.percentile_90_ms.unwrap_or(0),
+            frame_time_ms_p95: s.percentile_95_ms.unwrap_or(0),
+            frame_time_ms_p99: s.percentile_99_ms.unwrap_or(0),
+            janky_frames_legacy: s.janky_frames_legacy,
+            missed_deadline_legacy_count: s.frame_deadline_missed_legacy,
+            histogram: s.histogram.clone(),
+        }
+    }
+}
+
+/// The `FrameInfo` time stamps JankTracker measures spans between, in `FrameInfoIndex` order (AOSP `FrameInfo.h`;
+/// the relative order is the same on every release), which [`duration`] uses to spot spans crossing `SyncQueued`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stamp {
+    /// `IntendedVsync`.
+    IntendedVsync,
+    /// `Vsync`.
+    Vsync,
+    /// `SyncQueued`.
+    SyncQueued,
+    /// `SyncStart`.
+    SyncStart,
+    /// `IssueDrawCommandsStart`.
+    IssueDrawCommandsStart,
+    /// `FrameCompleted`.
+    FrameCompleted,
+}
+
+fn stamp(row: &FrameInfoRow, s: Stamp) -> i64 {
+    match s {
+        Stamp::IntendedVsync => row.intended_vsync_ns,
+        Stamp::Vsync => row.vsync_ns,
+        Stamp::SyncQueued => row.sync_queued_ns,
+        Stamp::SyncStart => row.sync_start_ns,
+        Stamp::IssueDrawCommandsStart => row.issue_draw_commands_start_ns,
+        Stamp::FrameCompleted => row.frame_completed_ns,
+    }
+}
+
+/// HWUI's `FrameInfo::duration(start, end)`, ns: `end − start` (0 when `start` is not > 0); when the span crosses
+/// `SyncQueued` (start before it, end after it), minus the stall `SyncStart − SyncQueued` if positive (that wait
+/// belongs to the previous frame); clamped at ≥ 0.
+pub fn duration(row: &FrameInfoRow, start: Stamp, end: Stamp) -> i64 {
+    let s = stamp(row, start);
+    let mut gap = if s > 0 {
+        stamp(row, end).saturating_sub(s)
+    } else {
+        0
+    };
+    if start < Stamp::SyncQueued && end > Stamp::SyncQueued {
+        let stall = row.sync_start_ns.saturating_sub(row.sync_queued_ns);
+        if stall > 0 {
+            gap = gap.saturating_sub(stall);
+        }
+    }
+    gap.max(0)
+}
+
+/// A histogram bucket of `ProfileData`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Index into the 57 normal buckets.
+    Normal(usize),
+    /// Index into the 97 slow buckets.
+    Slow(usize),
+}
+
+impl Bucket {
+    /// The bucket's time as the dump labels it, ms (`frameTimeForFrameCountIndex` /
+    /// `frameTimeForSlowFrameCountIndex`).
+    pub fn ms(self) -> u32 {
+        match self {
+            Bucket::Normal(i) => {
+                let mut t = i as u32 + 5;
+                if t > 32 {
+                    t += t - 32;
+                }
+                if t > 48 {
+                    t += t - 48 + 1;
+                }
+                t
+            }
+            Bucket::Slow(i) => i as u32 * 50 + 150,
+        }
+    }
+}
+
+/// The bucket `ProfileData::reportFrame` counts a frame of `duration_ns` in, quirks included:
+/// - whole ms, truncated (`ns2ms`), then cast to `uint32_t`; ≤ 5 ms → bucket 0; 1 ms steps to 32 ms, then the
+///   branch-free halving makes 2 ms buckets (33 shares 32's bucket, 49 shares 48's) and 4 ms buckets up to the
+///   last normal bucket, 56, labelled 133 ms (132–135 ms);
+/// - 136–139 ms give index 57, and the bounds test is `framebucket <= size()`, so HWUI increments the
+///   `uint32_t` just past `mFrameCounts`: the first four bytes of the `uint16_t` `mSlowFrameCounts` array, which on
+///   little-endian devices (all Android ABIs) adds 1 to the 150 ms slow bucket. Counted there;
+/// - 140–149 ms: `(ns2ms(d) − 150) / 50` is computed in signed 64 bits (`ns2ms` returns `nsecs_t`), so −10…−1
+///   divide to 0: no unsigned underflow, the 150 ms bucket again;
+/// - slower frames: 50 ms buckets from 150 ms, everything from 4950 ms on in the last (4950 ms).
+pub fn bucket_for_duration(duration_ns: i64) -> Bucket {
+    let ms64 = duration_ns / 1_000_000;
+    let ms = ms64 as u32;
+    let mask = if ms > 5 { u32::MAX } else { 0 };
+    let mut i = (ms.wrapping_sub(48) >> u32::from(ms > 48)).wrapping_add(48);
+    i = (i.wrapping_sub(32) >> u32::from(i > 32)).wrapping_add(32);
+    i = i.wrapping_sub(5) & mask;
+    let i = i as usize;
+    if i < NORMAL_BUCKETS {
+        Bucket::Normal(i)
+    } else if i == NORMAL_BUCKETS {
+        Bucket::Slow(0)
+    } else {
+        let slow = (ms64.saturating_sub(150) / 50) as u32;
+        Bucket::Slow((slow as usize).min(SLOW_BUCKETS - 1))
+    }
+}
+
+/// `ProfileData`'s frame-time histogram.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Histogram {
+    /// Frames per normal bucket.
+    pub normal: [u64; NORMAL_BUCKETS],
+    /// Frames per slow bucket.
+    pub slow: [u64; SLOW_BUCKETS],
+    /// Frames reported (`mTotalFrameCount`).
+    pub total: u64,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            normal: [0; NORMAL_BUCKETS],
+            slow: [0; SLOW_BUCKETS],
+            total: 0,
+        }
+    }
+}
+
+impl Histogram {
+    /// `ProfileData::reportFrame`: counts one frame of `duration_ns` (see [`bucket_for_duration`]).
+    pub fn add(&mut self, duration_ns: i64) {
+        self.total += 1;
+        let slot = match bucket_for_duration(duration_ns) {
+            Bucket::Normal(i) => self.normal.get_mut(i),
+            Bucket::Slow(i) => self.slow.get_mut(i),
+        };
+        if let Some(c) = slot {
+            *c += 1;
+        }
+    }
+
+    /// `ProfileData::findPercentile`, ms: `pos = p × total / 100` (integer), `remaining = total − pos`; walk the
+    /// slow buckets from the top, then the normal ones, subtracting counts; the first bucket where `remaining ≤ 0`
+    /// gives its time. With 0 frames the first bucket tried, 4950 ms, already satisfies it (what dumps print).
+    pub fn find_percentile(&self, percentile: u64) -> u32 {
+        let pos = percentile.saturating_mul(self.total) / 100;
+        let mut remaining = self.total as i64 - pos as i64;
+        let slow = (0..SLOW_BUCKETS)
+            .rev()
+            .map(|i| (Bucket::Slow(i), self.slow[i]));
+        let normal = (0..NORMAL_BUCKETS)
+            .rev()
+            .map(|i| (Bucket::Normal(i), self.normal[i]));
+        for (bucket, count) in slow.chain(normal) {
+            remaining -= count as i64;
+            if remaining <= 0 {
+                return bucket.ms();
+            }
+        }
+        0
+    }
+
+    /// (bucket ms, frames) for all 154 buckets, in the order `ProfileData::histogramForEach` prints them.
+    pub fn entries(&self) -> Vec<(u32, u64)> {
+        let normal = (0..NORMAL_BUCKETS).map(|i| (Bucket::Normal(i).ms(), self.normal[i]));
+        let slow = (0..SLOW_BUCKETS).map(|i| (Bucket::Slow(i).ms(), self.slow[i]));
+        normal.chain(slow).collect()
+    }
+}
+
+/// Counts the cause of a janky frame (`COMPARISONS` in AOSP `JankTracker.cpp`): each span against its threshold
+/// from `interval_ns` (cast to integer as HWUI does), only when the span is < 10 s.
+fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64) {
+    let th = |f: f64| (f * interval_ns as f64) as i64;
+    let checks = [
+        (Stamp::IntendedVsync, Stamp::Vsync, 1),
+        (Stamp::Vsync, Stamp::SyncStart, th(0.5)),
+        (Stamp::SyncStart, Stamp::IssueDrawCommandsStart, th(0.2)),
+        (
+            Stamp::IssueDrawCommandsStart,
+            Stamp::FrameCompleted,
+            th(0.75),
+        ),
+    ];
+    for (k, (start, end, threshold)) in checks.into_iter().enumerate() {
+        let delta = duration(row, start, end);
+        if delta >= threshold && delta < IGNORE_EXCEEDING_NS {
+            match k {
+                0 => n.missed_vsync_count += 1,
+                1 => n.slow_ui_thread_count += 1,
+                2 => n.slow_bitmap_upload_count += 1,
+                _ => n.slow_draw_count += 1,
+            }
+        }
+    }
+}
+
+/// JankTracker recomputed from PROFILEDATA rows (`numbers: "recomputed"`), rows in `IntendedVsync` order:
+/// - every row with `duration(IntendedVsync, FrameCompleted) > 0` counts in the total and histogram, whatever
+///   its Flags;
+/// - Android 12+ rows (with `FrameDeadline`): SurfaceCanvas rows skip the jank checks; a frame is janky and
+///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (already triple-buffer adjusted); its causes
+///   use the row's frame interval;
+/// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
+///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is Android 7–8, whose dumps look the
+///   same, and the 9–11 rule is the one quoted by seed 001); janky iff
+///   duration > the frame interval (the window's period, [`frame_period`]; 16.67 ms if unknown; the dequeue
+///   forgiveness of that era needs the display offsets and is not applied); "deadline missed" by replaying that
+///   era's swap-deadline state machine over the rows, and the causes are counted on those frames, as it did.
+///
+/// Legacy counts and high input latency are not recomputable: `None`.
+pub fn recompute(rows: &[FrameInfoRow]) -> JankTrackerNumbers {
+    let mut n = JankTrackerNumbers {
+        numbers: "recomputed",
+        ..JankTrackerNumbers::default()
+    };
+    let mut hist = Histogram::default();
+    let fallback = frame_period(rows).0.unwrap_or(FALLBACK_INTERVAL_NS);
+    let mut swap_deadline: Option<i64> = None;
+    for row in rows {
+        let total = duration(row, Stamp::IntendedVsync, Stamp::FrameCompleted);
+        if total <= 0 {
+            continue;
+        }
+        hist.add(total);
+        if let Some(deadline) = row.frame_deadline_ns {
+            if row.flags & FLAG_SURFACE_CANVAS != 0 {
+                continue;
+            }
+            let interval = row.frame_interval_ns.unwrap_or(fallback);
+            let done = row.gpu_completed_ns.unwrap_or(row.frame_completed_ns);
+            if done >= deadline {
+                n.janky_frames += 1;
+                n.missed_deadline_count += 1;
+                count_causes(&mut n, row, interval);
+            }
+        } else {
+            // Android 9–11 JankTracker exempts only SurfaceCanvas (EXEMPT_FRAMES_FLAGS; seed 001 quotes it).
+            if row.flags & FLAG_SURFACE_CANVAS != 0 {
+                continue;
+            }
+            let interval = fallback.max(1);
+            if total > interval {
+                n.janky_frames += 1;
+            }
+            let iv_deadline = row.intended_vsync_ns.saturating_add(interval);
+            let next =
+                swap_deadline.map_or(iv_deadline, |d| d.saturating_add(interval).max(iv_deadline));
+            swap_deadline = Some(next);
+            if row.frame_completed_ns < next {
+                continue;
+            }
+            n.missed_deadline_count += 1;
+            let jitter = row.frame_completed_ns.saturating_sub(row.vsync_ns);
+            swap_deadline = Some(
+                row.frame_completed_ns
+                    .saturating_sub(jitter % interval)
+                    .saturating_add(interval),
+            );
+            count_causes(&mut n, row, interval);
+        }
+    }
+    n.total_frames = hist.total;
+    n.janky_pct = if hist.total == 0 {
+        0.0
+    } else {
+        let pct = n.janky_frames as f32 / hist.total as f32 * 100.0f32;
+        (f64::from(pct) * 100.0).round() / 100.0
+    };
+    n.frame_time_ms_p50 = u64::from(hist.find_percentile(50));
+    n.frame_time_ms_p90 = u64::from(hist.find_percentile(90));
+    n.frame_time_ms_p95 = u64::from(hist.find_percentile(95));
+    n.frame_time_ms_p99 = u64::from(hist.find_percentile(99));
+    n.histogram = hist.entries();
+    n
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+    const T: i64 = 1_000_000 * MS;
+
+    fn ms(d: i64) -> i64 {
+        d * MS
+    }
+
+    /// A row with the stamps JankTracker reads, offsets in ms from `T`.
+    fn row(iv: i64, vsync: i64, sq: i64, ss: i64, idcs: i64, fc: i64) -> FrameInfoRow {
+        FrameInfoRow {
+            intended_vsync_ns: T + ms(iv),
+            vsync_ns: T + ms(vsync),
+            sync_queued_ns: T + ms(sq),
+            sync_start_ns: T + ms(ss),
+            issue_draw_commands_start_ns: T + ms(idcs),
+            frame_completed_ns: T + ms(fc),
+            ..FrameInfoRow::default()
+        }
+    }
+
+    #[test]
+    fn bucket_index_and_label_for_chosen_durations() {
+        let cases: [(i64, Bucket, u32); 14] = [
+            (5, Bucket::Normal(0), 5),
+            (6, Bucket::Normal(1), 6),
+            (32, Bucket::Normal(27), 32),
+            (33, Bucket::Normal(27), 32), // 2 ms buckets from 32: 33 shares 32's
+            (34, Bucket::Normal(28), 34),
+            (48, Bucket::Normal(35), 48),
+            (49, Bucket::Normal(35), 48), // 4 ms buckets from 48: 48-51
+            (52, Bucket::Normal(36), 53),
+            (133, Bucket::Normal(56), 133), // last normal bucket: 132-135 ms
+            (137, Bucket::Slow(0), 150),    // index 57 == size: spills into slow[0]
+            (141, Bucket::Slow(0), 150),    // signed (141-150)/50 = 0
+            (150, Bucket::Slow(0), 150),
+            (4950, Bucket::Slow(96), 4950),
+            (60_000, Bucket::Slow(96), 4950),
+        ];
+        for (d, bucket, label) in cases {
+            let b = bucket_for_duration(ms(d) + 999_999); // truncation to whole ms
+            assert_eq!((b, b.ms()), (bucket, label), "{d} ms");
+        }
+        assert_eq!(bucket_for_duration(1), Bucket::Normal(0));
+        assert_eq!(bucket_for_duration(ms(199)), Bucket::Slow(0));
+        assert_eq!(bucket_for_duration(ms(200)), Bucket::Slow(1));
+    }
+
+    #[test]
+    fn histogram_labels_match_a_real_dump() {
+        let labels: Vec<u32> = Histogram::default().entries().iter().map(|e| e.0).collect();
+        assert_eq!(labels.len(), 154);
+        assert_eq!(&labels[..3], &[5, 6, 7]);
+        assert_eq!(&labels[27..31], &[32, 34, 36, 38]);
+        assert_eq!(&labels[35..38], &[48, 53, 57]);
+        assert_eq!(labels[56], 133);
+        assert_eq!(&labels[57..59], &[150, 200]);
+        assert_eq!(labels[153], 4950);
+    }
+
+    #[test]
+    fn find_percentile_on_hand_histograms() {
+        let h = Histogram::default();
+        assert_eq!(h.find_percentile(50), 4950); // 0 frames: remaining 0 at the first (top) bucket
+        let mut h = Histogram::default();
+        for d in [ms(8), ms(8), ms(10), ms(20), ms(300)] {
+            h.add(d);
+        }
+        // total 5. p50: pos 2, remaining 3: 300 ms (2 left), 20 (1), 10 (0) -> 10.
+        assert_eq!(h.find_percentile(50), 10);
+        // p90: pos 4, remaining 1: the 300 ms bucket.
+        assert_eq!(h.find_percentile(90), 300);
+        // p10: pos 0, remaining 5: 300, 20, 10, 8 (2 frames) -> 8.
+        assert_eq!(h.find_percentile(10), 8);
+    }
+
+    #[test]
+    fn duration_subtracts_the_sync_stall_only_across_sync_queued() {
+        let r = row(0, 2, 10, 14, 15, 20); // stall SyncQueued->SyncStart 4 ms
+        assert_eq!(
+            duration(&r, Stamp::IntendedVsync, Stamp::FrameCompleted),
+            ms(16)
+        );
+        assert_eq!(duration(&r, Stamp::Vsync, Stamp::SyncStart), ms(8));
+        assert_eq!(duration(&r, Stamp::IntendedVsync, Stamp::Vsync), ms(2));
+        assert_eq!(
+            duration(&r, Stamp::SyncStart, Stamp::IssueDrawCommandsStart),
+            ms(1)
+        );
+        let no_stall = row(0, 2, 10, 10, 15, 20);
+        assert_eq!(
+            duration(&no_stall, Stamp::IntendedVsync, Stamp::FrameCompleted),
+            ms(20)
+        );
+        let mut zero = r;
+        zero.intended_vsync_ns = 0;
+        assert_eq!(
+            duration(&zero, Stamp::IntendedVsync, Stamp::FrameCompleted),
+            0
+        );
+        let backwards = row(10, 0, 10, 10, 10, 5);
+        assert_eq!(
+            duration(&backwards, Stamp::IntendedVsync, Stamp::FrameCompleted),
+            0
+        );
+    }
+
+    fn row12(r: FrameInfoRow, deadline: i64, gpu: i64, flags: i64) -> FrameInfoRow {
+        FrameInfoRow {
+            flags,
+            frame_deadline_ns: Some(T + ms(deadline)),
+            frame_interval_ns: Some(ms(16)),
+            gpu_completed_ns: Some(T + ms(gpu)),
+            ..r
+        }
+    }
+
+    #[test]
+    fn android12_rows_by_hand() {
+        let rows = [
+            // on time: duration 10 - 1 ms stall = 9 ms, GPU 12 < deadline 16
+            row12(row(0, 0, 4, 5, 6, 10), 16, 12, 0),
+            // janky: GPU 36 >= 32; vsync 2 ms late; UI 12 ms >= 8; sync 1 < 3.2; draw 4 < 12; duration 19 ms
+            row12(row(16, 18, 30, 30, 31, 35), 32, 36, 0),
+            // SurfaceCanvas: counted (duration 38 - 7 = 31 ms) but no jank checks
+            row12(row(32, 32, 33, 40, 41, 70), 48, 71, FLAG_SURFACE_CANVAS),
+        ];
+        let n = recompute(&rows);
+        assert_eq!(n.numbers, "recomputed");
+        assert_eq!(
+            (n.total_frames, n.janky_frames, n.missed_deadline_count),
+            (3, 1, 1)
+        );
+        assert_eq!(n.janky_pct, 33.33);
+        assert_eq!((n.missed_vsync_count, n.slow_ui_thread_count), (1, 1));
+        assert_eq!((n.slow_bitmap_upload_count, n.slow_draw_count), (0, 0));
+        let filled: Vec<(u32, u64)> = n.histogram.iter().copied().filter(|e| e.1 > 0).collect();
+        assert_eq!(filled, vec![(9, 1), (19, 1), (31, 1)]);
+        // p50: pos 1, remaining 2 -> 31 (1), 19 (0). p90..p99: pos 2, remaining 1 -> 31.
+        let p = (
+            n.frame_time_ms_p50,
+            n.frame_time_ms_p90,
+            n.frame_time_ms_p95,
+            n.frame_time_ms_p99,
+        );
+        assert_eq!(p, (19, 31, 31, 31));
+        assert_eq!(
+            (n.janky_frames_legacy, n.high_input_latency_count),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn pre12_rows_replay_that_eras_rules() {
+        let mut flagged = row(32, 32, 34, 34, 35, 60);
+        flagged.flags = FLAG_SURFACE_CANVAS;
+        let rows = [
+            row(0, 0, 2, 2, 3, 10),      // 10 ms, deadline T+16 met
+            row(16, 16, 18, 18, 19, 40), // 24 ms > 16: janky; deadline T+32 missed; draw 21 >= 12
+            flagged,                     // 28 ms: counted, exempt from the checks
+            row(48, 48, 50, 50, 51, 58), // deadline reset to 40 - 24%16 + 16 = 48, now max(64, 64): met
+        ];
+        let n = recompute(&rows);
+        assert_eq!(
+            (n.total_frames, n.janky_frames, n.missed_deadline_count),
+            (4, 1, 1)
+        );
+        assert_eq!(
+            (
+                n.missed_vsync_count,
+                n.slow_ui_thread_count,
+                n.slow_bitmap_upload_count
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(n.slow_draw_count, 1);
+    }
+
+    #[test]
+    fn no_frames_prints_4950() {
+        let n = recompute(&[]);
+        assert_eq!((n.total_frames, n.janky_pct), (0, 0.0));
+        assert_eq!(n.frame_time_ms_p50, 4950);
+        assert_eq!(n.frame_time_ms_p99, 4950);
+    }
+
+    #[test]
+    fn as_dumped_takes_the_printed_numbers() {
+        let s = GfxSummary {
+            total_frames_rendered: Some(188),
+            janky_frames: Some(25),
+            janky_pct: Some(13.30),
+            janky_frames_legacy: Some(35),
+            high_input_latency: Some(265),
+            percentile_99_ms: Some(550),
+            histogram: vec![(5, 22)],
+            ..GfxSummary::default()
+        };
+        let n = JankTrackerNumbers::from(&s);
+        assert_eq!(n.numbers, "as_dumped");
+        assert_eq!(
+            (n.total_frames, n.janky_frames, n.janky_pct),
+            (188, 25, 13.30)
+        );
+        assert_eq!(
+            (n.janky_frames_legacy, n.high_input_latency_count),
+            (Some(35), Some(265))
+        );
+        assert_eq!(
+            (n.frame_time_ms_p99, n.histogram.clone()),
+            (550, vec![(5, 22)])
+        );
+    }
+}

@@ -1,0 +1,546 @@
+//! Present-based pacing metrics of one [`FrameSeries`], named as their owners name them: Chromium's
+//! `surface_stats_collector` (`avg_surface_fps`, `jank_count`, `max_frame_delay`, `frame_lengths` and the `_99` /
+//! `_50` buckets), PerfDog's Jank / BigJank / Stutter, FPS per second with its min / mean / variance and the 1 % /
+//! 0.1 % low FPS, and the present-based smoothness `sm`. Every source with present times gets all of them
+//! (definitions: `shared/docs/frame-sources.md` §3–§6).
+
+use crate::model::FrameSeries;
+use serde::Serialize;
+
+/// Nanoseconds per second.
+const SECOND_NS: i64 = 1_000_000_000;
+/// Chromium `_MIN_NORMALIZED_FRAME_LENGTH`: present deltas under half a refresh period are not frames.
+const MIN_NORMALIZED_FRAME_LENGTH: f64 = 0.5;
+/// Chromium `pause_threshold`: a rise of this many vsyncs or more is a pause, not a jank.
+const PAUSE_THRESHOLD: f64 = 20.0;
+
+/// Chromium `surface_stats_collector` results over some present times (`_CalculateResults`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SurfaceStats {
+    /// `int(round((frame_count − 1) / seconds))`, frames/s (Python rounding: halves to even).
+    pub avg_surface_fps: i64,
+    /// Rises of the normalised frame length that round to 1..19 vsyncs.
+    pub jank_count: u64,
+    /// Longest normalised frame length, rounded, vsyncs.
+    pub max_frame_delay: i64,
+    /// Present-to-present deltas of at least half a refresh period, in refresh periods.
+    pub frame_lengths: Vec<f64>,
+}
+
+/// Chromium's per-bucket failure messages, kept as its diagnostics.
+const EMPTY_DATA: &str = "Surface stat data is empty";
+const NO_LENGTHS: &str = "No valid frames lengths found.";
+
+/// Chromium `_CalculateResults` over present times (ns, ascending) with `period_ns`: deltas under half a period
+/// are dropped (and `frame_count` reduced to match), then `avg_surface_fps`, `jank_count`, `max_frame_delay` and
+/// the normalised `frame_lengths`. Arithmetic in float seconds as Chromium's Python does.
+///
+/// Errors (Chromium raises them; ftl reports them as diagnostics): fewer than 3 presents or no period
+/// (`Surface stat data is empty`), every delta under half a period (`No valid frames lengths found.`).
+pub fn surface_stats(presents_ns: &[i64], period_ns: i64) -> Result<SurfaceStats, &'static str> {
+    if period_ns <= 0 || presents_ns.len() < 3 {
+        return Err(EMPTY_DATA);
+    }
+    let refresh_period = period_ns as f64 / 1e9;
+    let timestamps: Vec<f64> = presents_ns.iter().map(|&t| t as f64 / 1e9).collect();
+    let deltas = |data: &[f64]| -> Vec<f64> { data.windows(2).map(|w| w[1] - w[0]).collect() };
+    let frame_lengths: Vec<f64> = deltas(&timestamps)
+        .into_iter()
+        .filter(|d| d / refresh_period >= MIN_NORMALIZED_FRAME_LENGTH)
+        .collect();
+    let mut frame_count = timestamps.len();
+    if frame_lengths.len() < frame_count - 1 {
+        frame_count = frame_lengths.len() + 1;
+    }
+    if frame_lengths.is_empty() {
+        return Err(NO_LENGTHS);
+    }
+    let (first, last) = match (timestamps.first(), timestamps.last()) {
+        (Some(f), Some(l)) => (*f, *l),
+        _ => return Err(EMPTY_DATA),
+    };
+    let seconds = last - first;
+    let normalized: Vec<f64> = frame_lengths.iter().map(|d| d / refresh_period).collect();
+    let jank_count = deltas(&frame_lengths)
+        .into_iter()
+        .map(|change| f64::round_ties_even(change / refresh_period).max(0.0))
+        .filter(|j| *j > 0.0 && *j < PAUSE_THRESHOLD)
+        .count() as u64;
+    let max_frame_delay = normalized.iter().copied().fold(f64::MIN, f64::max);
+    Ok(SurfaceStats {
+        avg_surface_fps: f64::round_ties_even((frame_count - 1) as f64 / seconds) as i64,
+        jank_count,
+        max_frame_delay: f64::round_ties_even(max_frame_delay) as i64,
+        frame_lengths: normalized,
+    })
+}
+
+/// Chromium `_CalculateBuckets`: the tail of the present times that `pct` (0.99 or 0.5) selects —
+/// `timestamps[min(int(−pct·n), −3):]`, Python slicing.
+pub fn bucket(presents_ns: &[i64], pct: f64) -> &[i64] {
+    let n = presents_ns.len() as i64;
+    let start = ((-pct * n as f64) as i64).min(-3);
+    let from = (n + start).max(0) as usize;
+    presents_ns.get(from..).unwrap_or_default()
+}
+
+/// PerfDog's Jank / BigJank / Stutter over present times (PerfDog's published definition, frame-sources.md §5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PerfDog {
+    /// Intervals with `T > 2 × mean(previous three)` and `T > 2 × 1000/24 ms` (BigJanks included).
+    pub jank: u64,
+    /// Intervals with `T > 2 × mean(previous three)` and `T > 3 × 1000/24 ms`.
+    pub big_jank: u64,
+    /// Σ T over Jank intervals ÷ (last present − first present), %.
+    pub stutter_pct: f64,
+}
+
+/// PerfDog's metrics over present times (ns, ascending); `None` with fewer than two presents. Comparisons are
+/// exact in integer ns: `T > 2 × mean(a, b, c)` is `3T > 2(a + b + c)`, `T > 2000/24 ms` is `24T > 2 × 10⁹`.
+pub fn perfdog(presents_ns: &[i64]) -> Option<PerfDog> {
+    let (first, last) = (presents_ns.first()?, presents_ns.last()?);
+    if presents_ns.len() < 2 || last <= first {
+        return None;
+    }
+    let t: Vec<i128> = presents_ns
+        .windows(2)
+        .map(|w| i128::from(w[1] - w[0]))
+        .collect();
+    let (mut jank, mut big_jank, mut jank_ns) = (0u64, 0u64, 0i128);
+    for w in t.windows(4) {
+        let (previous, ti) = (w[0] + w[1] + w[2], w[3]);
+        if 3 * ti <= 2 * previous {
+            continue;
+        }
+        if 24 * ti > 2 * i128::from(SECOND_NS) {
+            jank += 1;
+            jank_ns += ti;
+        }
+        if 24 * ti > 3 * i128::from(SECOND_NS) {
+            big_jank += 1;
+        }
+    }
+    Some(PerfDog {
+        jank,
+        big_jank,
+        stutter_pct: jank_ns as f64 * 100.0 / (last - first) as f64,
+    })
+}
+
+/// One-second windows `[t0 + k s, t0 + (k+1) s)` from the first present `t0`, the last partial window left out
+/// (frame-sources.md §6): the number of whole windows.
+fn whole_seconds(presents_ns: &[i64]) -> usize {
+    match (presents_ns.first(), presents_ns.last()) {
+        (Some(f), Some(l)) => ((l - f) / SECOND_NS) as usize,
+        _ => 0,
+    }
+}
+
+/// Presents per one-second window (frame-sources.md §6), ns ascending in.
+pub fn fps_per_second(presents_ns: &[i64]) -> Vec<u64> {
+    let windows = whole_seconds(presents_ns);
+    let mut counts = vec![0u64; windows];
+    if let Some(t0) = presents_ns.first() {
+        for p in presents_ns {
+            if let Some(c) = counts.get_mut(((p - t0) / SECOND_NS) as usize) {
+                *c += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// GameBench's "low FPS": 1000 / mean of the worst ⌈`fraction` × n⌉ frame times (ms), at least one frame.
+/// `None` without frame times.
+pub fn low_fps(presents_ns: &[i64], fraction: f64) -> Option<f64> {
+    let mut times: Vec<i64> = presents_ns.windows(2).map(|w| w[1] - w[0]).collect();
+    if times.is_empty() {
+        return None;
+    }
+    times.sort_unstable_by(|a, b| b.cmp(a));
+    let worst = ((fraction * times.len() as f64).ceil() as usize).clamp(1, times.len());
+    let mean_ns = times.iter().take(worst).sum::<i64>() as f64 / worst as f64;
+    (mean_ns > 0.0).then(|| 1e9 / mean_ns)
+}
+
+/// The present-based smoothness per one-second window (frame-sources.md §4, ftl's definition): each presented
+/// frame with a desired present misses `max(0, round((present − desired) / period))` vsyncs (halves up); a
+/// window's `sm = round(1 s / period) − Σ missed`, floored at 0; an idle window is smooth. Windows as
+/// [`fps_per_second`]. `frames` are `(desired_present_ns, present_ns)`; `None` when no frame has a desired
+/// present or the period is unknown.
+pub fn sm_per_second(frames: &[(i64, i64)], presents_ns: &[i64], period_ns: i64) -> Option<Vec<i64>> {
+    if frames.is_empty() || period_ns <= 0 {
+        return None;
+    }
+    let t0 = *presents_ns.first()?;
+    let rate = (SECOND_NS as f64 / period_ns as f64).round() as i64;
+    let mut missed = vec![0i64; whole_seconds(presents_ns)];
+    for &(desired, present) in frames {
+        let late = (present - desired).max(0);
+        let vsyncs = (late + period_ns / 2) / period_ns;
+        if present >= t0 {
+            if let Some(m) = missed.get_mut(((present - t0) / SECOND_NS) as usize) {
+                *m += vsyncs;
+            }
+        }
+    }
+    Some(missed.into_iter().map(|m| (rate - m).max(0)).collect())
+}
+
+/// Every pacing metric of one series. Absent values are `None` (too few presents, no period, no desired
+/// presents); why is in `pacing_diagnostics`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Pacing {
+    /// Distinct present times.
+    pub presented_frames: u64,
+    /// Which time the presents are (`present fence`, `DisplayPresentTime`, `FrameCompleted (...)`).
+    pub presents_from: &'static str,
+    /// Refresh period the frame lengths are normalised by, ms.
+    pub refresh_period_ms: Option<f64>,
+    /// Where the refresh period came from.
+    pub period_from: &'static str,
+    /// surface_stats_collector `avg_surface_fps` (integer), frames/s.
+    pub avg_surface_fps: Option<i64>,
+    /// surface_stats_collector `jank_count`.
+    pub jank_count: Option<u64>,
+    /// surface_stats_collector `max_frame_delay`, vsyncs.
+    pub max_frame_delay: Option<i64>,
+    /// surface_stats_collector `frame_lengths`, vsyncs.
+    pub frame_lengths: Option<Vec<f64>>,
+    /// `avg_surface_fps` of the last 99 % of presents.
+    pub avg_surface_fps_99: Option<i64>,
+    /// `jank_count` of the last 99 %.
+    pub jank_count_99: Option<u64>,
+    /// `max_frame_delay` of the last 99 %.
+    pub max_frame_delay_99: Option<i64>,
+    /// `frame_lengths` of the last 99 %.
+    pub frame_lengths_99: Option<Vec<f64>>,
+    /// `avg_surface_fps` of the last 50 %.
+    pub avg_surface_fps_50: Option<i64>,
+    /// `jank_count` of the last 50 %.
+    pub jank_count_50: Option<u64>,
+    /// `max_frame_delay` of the last 50 %.
+    pub max_frame_delay_50: Option<i64>,
+    /// `frame_lengths` of the last 50 %.
+    pub frame_lengths_50: Option<Vec<f64>>,
+    /// PerfDog Jank count (BigJanks included).
+    pub perfdog_jank: Option<u64>,
+    /// PerfDog BigJank count.
+    pub perfdog_big_jank: Option<u64>,
+    /// PerfDog Stutter, %.
+    pub perfdog_stutter_pct: Option<f64>,
+    /// Presents in each whole second from the first present.
+    pub fps_per_second: Vec<u64>,
+    /// Lowest of `fps_per_second`.
+    pub fps_min: Option<f64>,
+    /// Mean of `fps_per_second`.
+    pub fps_mean: Option<f64>,
+    /// Population variance of `fps_per_second` (PerfDog's Var(FPS)).
+    pub fps_variance: Option<f64>,
+    /// 1 % low FPS (GameBench).
+    pub fps_1pct_low: Option<f64>,
+    /// 0.1 % low FPS.
+    pub fps_0_1pct_low: Option<f64>,
+    /// Present-based smoothness per whole second (frame-sources.md §4).
+    pub sm_per_second: Option<Vec<i64>>,
+    /// Mean of `sm_per_second`.
+    pub sm: Option<f64>,
+    /// Lowest of `sm_per_second`.
+    pub sm_min: Option<i64>,
+    /// Why some numbers are absent (Chromium's error messages, per bucket).
+    pub pacing_diagnostics: Vec<String>,
+}
+
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// Computes every pacing metric of `series` (its distinct presents, its period, its desired presents).
+pub fn pacing(series: &FrameSeries) -> Pacing {
+    let presents = series.presents();
+    let mut p = Pacing {
+        presented_frames: presents.len() as u64,
+        presents_from: series.presents_from,
+        refresh_period_ms: series.period_ns.map(|n| n as f64 / 1e6),
+        period_from: series.period_from,
+        ..Pacing::default()
+    };
+    let period = series.period_ns.unwrap_or(0);
+    let buckets: [(&str, &[i64]); 3] = [
+        ("", &presents),
+        ("_99", bucket(&presents, 0.99)),
+        ("_50", bucket(&presents, 0.5)),
+    ];
+    for (suffix, slice) in buckets {
+        let stats = match surface_stats(slice, period) {
+            Ok(s) => Some(s),
+            Err(why) => {
+                let why = if period <= 0 {
+                    "no refresh period"
+                } else {
+                    why
+                };
+                p.pacing_diagnostics
+                    .push(format!("surface_stats_collector{suffix}: {why}"));
+                None
+            }
+        };
+        let (fps, jank, delay, lengths) = match suffix {
+            "" => (
+                &mut p.avg_surface_fps,
+                &mut p.jank_count,
+                &mut p.max_frame_delay,
+                &mut p.frame_lengths,
+            ),
+            "_99" => (
+                &mut p.avg_surface_fps_99,
+                &mut p.jank_count_99,
+                &mut p.max_frame_delay_99,
+                &mut p.frame_lengths_99,
+            ),
+            _ => (
+                &mut p.avg_surface_fps_50,
+                &mut p.jank_count_50,
+                &mut p.max_frame_delay_50,
+                &mut p.frame_lengths_50,
+            ),
+        };
+        if let Some(s) = stats {
+            *fps = Some(s.avg_surface_fps);
+            *jank = Some(s.jank_count);
+            *delay = Some(s.max_frame_delay);
+            *lengths = Some(s.frame_lengths);
+        }
+        if period <= 0 {
+            break;
+        }
+    }
+    if let Some(d) = perfdog(&presents) {
+        p.perfdog_jank = Some(d.jank);
+        p.perfdog_big_jank = Some(d.big_jank);
+        p.perfdog_stutter_pct = Some(d.stutter_pct);
+    }
+    p.fps_per_second = fps_per_second(&presents);
+    let fps: Vec<f64> = p.fps_per_second.iter().map(|&c| c as f64).collect();
+    p.fps_min = fps.iter().copied().reduce(f64::min);
+    p.fps_mean = mean(&fps);
+    p.fps_variance = p.fps_mean.map(|m| {
+        fps.iter().map(|f| (f - m) * (f - m)).sum::<f64>() / fps.len() as f64
+    });
+    p.fps_1pct_low = low_fps(&presents, 0.01);
+    p.fps_0_1pct_low = low_fps(&presents, 0.001);
+    let desired: Vec<(i64, i64)> = series
+        .frames
+        .iter()
+        .filter_map(|f| Some((f.desired_present_ns?, f.present_ns?)))
+        .collect();
+    p.sm_per_second = sm_per_second(&desired, &presents, period);
+    if let Some(sm) = &p.sm_per_second {
+        let values: Vec<f64> = sm.iter().map(|&v| v as f64).collect();
+        p.sm = mean(&values);
+        p.sm_min = sm.iter().copied().min();
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SeriesFrame;
+
+    /// Chromium's unit-test times: seconds → ns.
+    fn ns(seconds: &[f64]) -> Vec<i64> {
+        seconds.iter().map(|s| (s * 1e9).round() as i64).collect()
+    }
+
+    #[test]
+    fn rounding_is_pythons() {
+        // Python 3's round() of a float rounds halves to even, as f64::round_ties_even does.
+        let cases = [
+            (0.5, 0.0),
+            (1.5, 2.0),
+            (2.5, 2.0),
+            (-0.5, -0.0),
+            (-1.5, -2.0),
+            (2.4, 2.0),
+            (2.6, 3.0),
+        ];
+        for (x, want) in cases {
+            assert_eq!(f64::round_ties_even(x), want, "round({x})");
+        }
+    }
+
+    #[test]
+    fn chromium_uniform_presents() {
+        // surface_stats_collector_unittest: refresh 0.1 s, presents every 0.1 s for 1 s.
+        let t = ns(&(0..10).map(|i| i as f64 * 0.1).collect::<Vec<_>>());
+        let s = surface_stats(&t, 100_000_000).unwrap();
+        assert_eq!((s.avg_surface_fps, s.jank_count, s.max_frame_delay), (10, 0, 1));
+        assert_eq!(s.frame_lengths.len(), 9);
+    }
+
+    #[test]
+    fn chromium_short_deltas_are_dropped() {
+        // 5 presents 0.1 s apart, 5 at 0.001 s, 5 at 0.1 s → 9 frame lengths.
+        let mut t = vec![];
+        let mut now = 0.0;
+        for step in [0.1; 5].iter().chain(&[0.001; 5]).chain(&[0.1; 5]) {
+            now += step;
+            t.push(now);
+        }
+        let s = surface_stats(&ns(&t), 100_000_000).unwrap();
+        assert_eq!(s.frame_lengths.len(), 9);
+        // frame_count = 10 over 1.005 − 0.1 s → round(9 / 0.905) = 10.
+        assert_eq!(s.avg_surface_fps, 10);
+    }
+
+    #[test]
+    fn chromium_errors() {
+        let t = ns(&(0..10).map(|i| i as f64 * 0.001).collect::<Vec<_>>());
+        assert_eq!(surface_stats(&t, 100_000_000), Err(NO_LENGTHS));
+        assert_eq!(surface_stats(&[0, 1], 100), Err(EMPTY_DATA));
+        assert_eq!(surface_stats(&[0, 100, 200], 0), Err(EMPTY_DATA));
+    }
+
+    #[test]
+    fn chromium_jank_and_delay() {
+        // Intervals 1, 1, 2, 1 vsyncs: one rise of 1 → jank_count 1; max delay 2.
+        let s = surface_stats(&[0, 100, 200, 400, 500], 100).unwrap();
+        assert_eq!((s.jank_count, s.max_frame_delay), (1, 2));
+        // A rise of 25 vsyncs is a pause (≥ 20), not a jank.
+        let s = surface_stats(&[0, 100, 2600, 2700], 100).unwrap();
+        assert_eq!((s.jank_count, s.max_frame_delay), (0, 25));
+        // A rise of 2.5 vsyncs rounds to 2 (even) → one jank; the longest length 3.5 rounds to 4.
+        let s = surface_stats(&[0, 100, 450], 100).unwrap();
+        assert_eq!((s.jank_count, s.max_frame_delay), (1, 4));
+        let s = surface_stats(&[0, 500_000_000, 1_000_000_000, 1_500_000_000, 2_000_000_000, 2_000_000_000], 100_000_000);
+        // The zero delta is dropped: frame_count 5, 4 lengths over 2 s → 2.
+        assert_eq!(s.unwrap().avg_surface_fps, 2);
+        // avg_surface_fps: 2 frames over 0.8 s = 2.5 → 2, as Python's round gives.
+        let s = surface_stats(&[0, 400_000_000, 800_000_000], 100_000_000).unwrap();
+        assert_eq!(s.avg_surface_fps, 2);
+    }
+
+    #[test]
+    fn chromium_buckets_follow_python_slicing() {
+        let t: Vec<i64> = (0..10).collect();
+        assert_eq!(bucket(&t, 0.99), &t[1..]); // int(-9.9) = -9
+        assert_eq!(bucket(&t, 0.5), &t[5..]);
+        assert_eq!(bucket(&t[..3], 0.5), &t[..3]); // at least 3
+        assert_eq!(bucket(&t[..2], 0.5), &t[..2]);
+        let t: Vec<i64> = (0..100).collect();
+        assert_eq!(bucket(&t, 0.99).len(), 99);
+    }
+
+    #[test]
+    fn perfdog_jank_rules() {
+        let ms = 1_000_000i64;
+        // Three 16 ms frames, then 90 ms: > 2 × 16 and > 83.3 ms → Jank, not BigJank (≤ 125 ms).
+        let mut t = vec![0, 16 * ms, 32 * ms, 48 * ms];
+        t.push(48 * ms + 90 * ms);
+        let d = perfdog(&t).unwrap();
+        assert_eq!((d.jank, d.big_jank), (1, 0));
+        assert!((d.stutter_pct - 90.0 * 100.0 / 138.0).abs() < 1e-9);
+        // 130 ms → Jank and BigJank.
+        let t = [0, 16 * ms, 32 * ms, 48 * ms, 178 * ms];
+        assert_eq!(perfdog(&t).map(|d| (d.jank, d.big_jank)), Some((1, 1)));
+        // 80 ms after 16 ms frames: > 2 × mean but under two film frames → nothing.
+        let t = [0, 16 * ms, 32 * ms, 48 * ms, 128 * ms];
+        assert_eq!(perfdog(&t).map(|d| d.jank), Some(0));
+        // 100 ms after 60 ms frames: not more than twice the mean → nothing.
+        let t = [0, 60 * ms, 120 * ms, 180 * ms, 280 * ms];
+        assert_eq!(perfdog(&t).map(|d| d.jank), Some(0));
+        // Only three intervals: nothing to compare with.
+        assert_eq!(perfdog(&[0, ms, 2 * ms, 500 * ms]).map(|d| d.jank), Some(0));
+        assert_eq!(perfdog(&[5]), None);
+    }
+
+    #[test]
+    fn fps_windows_leave_out_the_partial_last_second() {
+        let s = SECOND_NS;
+        // 10 presents in the first second, 5 in the second, then one at 2.5 s.
+        let mut t: Vec<i64> = (0..10).map(|i| i * s / 10).collect();
+        t.extend((0..5).map(|i| s + i * s / 5));
+        t.push(2 * s + s / 2);
+        assert_eq!(fps_per_second(&t), vec![10, 5]);
+        assert_eq!(fps_per_second(&[0, s - 1]), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn low_fps_uses_the_worst_frames() {
+        let ms = 1_000_000i64;
+        // 99 frames of 10 ms and one of 50 ms: 1 % of 100 → the worst one → 20 FPS.
+        let mut t = vec![0i64];
+        for i in 0..100 {
+            let step = if i == 50 { 50 * ms } else { 10 * ms };
+            t.push(t[t.len() - 1] + step);
+        }
+        assert_eq!(low_fps(&t, 0.01), Some(20.0));
+        // 0.1 % of 100 rounds up to one frame as well.
+        assert_eq!(low_fps(&t, 0.001), Some(20.0));
+        // 2 % → mean of 50 and 10 → 1000 / 30.
+        assert!((low_fps(&t, 0.02).unwrap() - 1000.0 / 30.0).abs() < 1e-9);
+        assert_eq!(low_fps(&[1], 0.01), None);
+    }
+
+    #[test]
+    fn sm_counts_missed_vsyncs_per_second() {
+        let p = 16_666_667i64;
+        let s = SECOND_NS;
+        // Second 0: one frame 2 vsyncs late, one 0.4 vsync late (rounds to 0), one early; second 1: idle.
+        let frames = [(0, 2 * p), (100, 100 + 2 * p / 5), (s / 2, s / 2 - 5)];
+        let presents = [0, 100 + 2 * p / 5, 2 * p, s / 2 - 5, 2 * s + 1];
+        let sm = sm_per_second(&frames, &presents, p).unwrap();
+        assert_eq!(sm, vec![58, 60]);
+        // Floored at 0: 100 vsyncs late, presented in second 1.
+        let late = [(0, 100 * p)];
+        assert_eq!(
+            sm_per_second(&late, &[0, 100 * p, 2 * s], p),
+            Some(vec![60, 0])
+        );
+        assert_eq!(sm_per_second(&[], &presents, p), None);
+    }
+
+    #[test]
+    fn pacing_of_a_series_fills_every_family() {
+        let p = 16_666_667i64;
+        let frames = (0..130)
+            .map(|i| SeriesFrame {
+                desired_present_ns: Some(i * p),
+                present_ns: Some(i * p + if i == 60 { p } else { 0 }),
+                ..Default::default()
+            })
+            .collect();
+        let series = FrameSeries {
+            period_ns: Some(p),
+            period_from: "test",
+            presents_from: "present fence",
+            frames,
+            ..Default::default()
+        };
+        let r = pacing(&series);
+        // Frame 60 presents one vsync late, on frame 61's vsync: 129 distinct presents over 129 periods.
+        assert_eq!(r.presented_frames, 129);
+        assert_eq!(r.avg_surface_fps, Some(60));
+        // Interval 2 then 0 around frame 60: rise of 1 → one jank; max delay 2.
+        assert_eq!((r.jank_count, r.max_frame_delay), (Some(1), Some(2)));
+        assert_eq!(r.avg_surface_fps_50, Some(60));
+        // Second 0 holds presents 0..=59; second 1 those of vsyncs 61..=119 (60 periods are a hair over 1 s).
+        assert_eq!(r.fps_per_second, vec![60, 59]);
+        assert_eq!(r.sm_per_second, Some(vec![60, 59]));
+        assert_eq!(r.perfdog_jank, Some(0));
+        assert!(r.pacing_diagnostics.is_empty(), "{:?}", r.pacing_diagnostics);
+        // No period: Chromium's numbers and sm are absent, with the reason; FPS and PerfDog remain.
+        let r = pacing(&FrameSeries {
+            period_ns: None,
+            ..series
+        });
+        assert_eq!(r.avg_surface_fps, None);
+        assert_eq!(r.sm_per_second, None);
+        assert_eq!(r.fps_per_second.len(), 2);
+        assert_eq!(
+            r.pacing_diagnostics,
+            vec!["surface_stats_collector: no refresh period"]
+        );
+    }
+}

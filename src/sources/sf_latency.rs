@@ -1,0 +1,371 @@
+//! Reader of `adb shell dumpsys SurfaceFlinger --latency <layer>` captures (one dump or many back to back) into
+//! one [`FrameSeries`] (format: `shared/docs/frame-sources.md` §1; AOSP `FrameTracker::dumpStats`).
+
+use crate::error::{Error, Result};
+use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
+use serde::Serialize;
+use std::io::BufRead;
+use std::path::Path;
+
+/// What SurfaceFlinger prints for a fence still pending when the dump was taken.
+const PENDING_FENCE: i64 = i64::MAX;
+/// Rows a FrameTracker-backed dump prints: its ring of 128 records minus one.
+const FRAME_TRACKER_ROWS: u64 = 127;
+/// Plausible refresh periods (line 1), ns: 1 ms (1000 Hz) to 1 s.
+const PERIOD_RANGE_NS: std::ops::RangeInclusive<i64> = 1_000_000..=1_000_000_000;
+/// The warning line older SurfaceFlinger prints before a dump when its lock is busy (Catapult skips it).
+const UNRESPONSIVE: &str = "SurfaceFlinger appears to be unresponsive";
+
+/// Diagnostic keys (counted with line numbers).
+pub mod note {
+    /// `0 0 0` rows: unused slots of the ring buffer.
+    pub const EMPTY_SLOT: &str = "empty slots (0 0 0) skipped";
+    /// Rows whose actual present is INT64_MAX.
+    pub const PENDING: &str = "rows with a pending present fence (INT64_MAX) skipped";
+    /// Rows with actual present 0 but other times set.
+    pub const NO_PRESENT: &str = "rows without an actual present time (0) skipped";
+    /// Lines that are not `desired actual ready`.
+    pub const NOT_A_ROW: &str = "lines that are not three integers skipped";
+    /// A row whose actual present is not after the previous row's in the same dump.
+    pub const BACKWARDS: &str = "rows going backwards in time inside one dump skipped";
+    /// Rows of a later dump already seen in an earlier one (Chromium's `timestamp > last_timestamp` rule).
+    pub const SEEN: &str = "frames already seen in an earlier dump (counted once)";
+    /// SurfaceFlinger's "appears to be unresponsive" warning.
+    pub const UNRESPONSIVE: &str = "SurfaceFlinger 'unresponsive' warnings skipped";
+    /// Dumps that look answered from FrameTimeline.
+    pub const FRAME_TIMELINE_BACKED: &str = "dumps that look FrameTimeline-backed (not 127 rows): line 1 may be \
+                                             the layer's frame interval rather than the display's vsync period";
+    /// A later dump's line 1 differs from the first dump's.
+    pub const PERIOD_CHANGED: &str = "dumps whose refresh period differs from the first dump's (the first is used)";
+}
+
+/// A `--latency` capture read into one series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SfLatencyCapture {
+    /// The layer's frames, each once, in actual-present order; `period_ns` is the first dump's line 1.
+    pub series: FrameSeries,
+    /// Dumps in the file (refresh-period lines).
+    pub dumps: u64,
+    /// Frame rows read (before skipping).
+    pub rows: u64,
+    /// Skipped and adjusted lines.
+    pub diagnostics: CaptureDiagnostics,
+}
+
+/// True if the decoded text head looks like `--latency` output: its first meaningful line is one integer and
+/// every following non-empty line of the head (bar the last, possibly cut) is three integers.
+pub fn looks_like(head: &str) -> bool {
+    let mut lines = head
+        .lines()
+        .map(|l| l.trim_start_matches('\u{feff}').trim())
+        .filter(|l| !l.is_empty() && !l.starts_with(UNRESPONSIVE));
+    let first_is_period = lines
+        .next()
+        .is_some_and(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1));
+    let rest: Vec<&str> = lines.collect();
+    first_is_period
+        && rest
+            .iter()
+            .take(rest.len().saturating_sub(1).max(1))
+            .all(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1 || f.len() == 3))
+}
+
+/// Parses a line's whitespace-separated integers (at most 3 kept; `None` if any field is not an integer or
+/// there are more than 3).
+fn fields(line: &[u8]) -> Option<Vec<i64>> {
+    let mut out = Vec::with_capacity(3);
+    for field in line.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()) {
+        if out.len() == 3 {
+            return None;
+        }
+        out.push(parse_i64(field)?);
+    }
+    Some(out)
+}
+
+/// A decimal integer with an optional sign; `None` on anything else or overflow.
+fn parse_i64(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = match field.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, field),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
+    }
+    Some(if negative { -v } else { v })
+}
+
+/// The dump being read.
+#[derive(Default)]
+struct Dump {
+    /// Line of its refresh-period line.
+    line: u64,
+    /// Rows it printed (all kinds).
+    rows: u64,
+    /// Whether it printed `0 0 0` rows.
+    empty_slots: bool,
+    /// Actual present of its previous kept row.
+    last_present: Option<i64>,
+}
+
+/// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument,
+/// or the file name).
+///
+/// Errors ([`Error::Capture`], naming the line): no refresh-period line, a refresh period outside 1 ms – 1 s,
+/// frame rows before any refresh-period line, and dumps holding only the refresh period (the layer name
+/// matched no layer). Skipped rows are counted in the diagnostics with their lines (see [`note`]).
+pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<SfLatencyCapture> {
+    let fail = |line: u64, cause: String| Error::Capture {
+        path: path.to_path_buf(),
+        line,
+        cause,
+    };
+    let mut capture = SfLatencyCapture::default();
+    let d = &mut capture.diagnostics;
+    let mut frames: Vec<SeriesFrame> = Vec::new();
+    let mut period: Option<i64> = None;
+    let mut dump: Option<Dump> = None;
+    let mut last_kept: Option<i64> = None;
+    let mut buf = Vec::with_capacity(128);
+    let mut line_no = 0u64;
+    let close = |dump: Option<Dump>, d: &mut CaptureDiagnostics| {
+        if let Some(done) = dump {
+            if done.rows != FRAME_TRACKER_ROWS && !done.empty_slots && done.rows > 0 {
+                d.note(note::FRAME_TIMELINE_BACKED, done.line);
+            }
+        }
+    };
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| fail(line_no + 1, format!("cannot read: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let mut line = buf.as_slice();
+        if line_no == 1 {
+            line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+        }
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        let Some(values) = fields(line) else {
+            if line.starts_with(UNRESPONSIVE.as_bytes()) {
+                d.note(note::UNRESPONSIVE, line_no);
+            } else {
+                d.note(note::NOT_A_ROW, line_no);
+            }
+            continue;
+        };
+        match values.as_slice() {
+            [p] => {
+                if !PERIOD_RANGE_NS.contains(p) {
+                    return Err(fail(
+                        line_no,
+                        format!(
+                            "refresh period {p} ns is not a plausible vsync period (expected 1 ms to 1 s in ns, \
+                             e.g. 16666666 at 60 Hz): not `dumpsys SurfaceFlinger --latency` output"
+                        ),
+                    ));
+                }
+                match period {
+                    None => period = Some(*p),
+                    Some(first) if first != *p => d.note(note::PERIOD_CHANGED, line_no),
+                    Some(_) => {}
+                }
+                close(dump.take(), d);
+                capture.dumps += 1;
+                dump = Some(Dump {
+                    line: line_no,
+                    ..Dump::default()
+                });
+            }
+            [desired, actual, ready] => {
+                let Some(current) = dump.as_mut() else {
+                    return Err(fail(
+                        line_no,
+                        "a frame row before any refresh-period line: a `--latency` dump starts with the \
+                         refresh period in ns on a line of its own"
+                            .into(),
+                    ));
+                };
+                capture.rows += 1;
+                current.rows += 1;
+                if *desired == 0 && *actual == 0 && *ready == 0 {
+                    current.empty_slots = true;
+                    d.note(note::EMPTY_SLOT, line_no);
+                    continue;
+                }
+                if *actual == PENDING_FENCE {
+                    d.note(note::PENDING, line_no);
+                    continue;
+                }
+                if *actual == 0 {
+                    d.note(note::NO_PRESENT, line_no);
+                    continue;
+                }
+                if current.last_present.is_some_and(|last| *actual <= last) {
+                    d.note(note::BACKWARDS, line_no);
+                    continue;
+                }
+                current.last_present = Some(*actual);
+                if last_kept.is_some_and(|last| *actual <= last) {
+                    d.note(note::SEEN, line_no);
+                    continue;
+                }
+                last_kept = Some(*actual);
+                let known = |t: i64| (t != 0 && t != PENDING_FENCE).then_some(t);
+                frames.push(SeriesFrame {
+                    desired_present_ns: known(*desired),
+                    present_ns: Some(*actual),
+                    ready_ns: known(*ready),
+                    ..SeriesFrame::default()
+                });
+            }
+            _ => d.note(note::NOT_A_ROW, line_no),
+        }
+    }
+    close(dump.take(), d);
+    let Some(period) = period else {
+        return Err(fail(
+            0,
+            "no refresh-period line: not `dumpsys SurfaceFlinger --latency` output (expected the vsync period \
+             in ns on line 1, then rows of `desiredPresentTime actualPresentTime frameReadyTime`)"
+                .into(),
+        ));
+    };
+    if capture.rows == 0 {
+        return Err(fail(
+            0,
+            "only the refresh period, no frame rows: the layer name given to `dumpsys SurfaceFlinger --latency` \
+             matched no layer (list the names with `adb shell dumpsys SurfaceFlinger --list`; games draw into \
+             `SurfaceView - <package>/<activity>#N`)"
+                .into(),
+        ));
+    }
+    // Frames are kept in actual-present order already (each dump ascending, later dumps only newer frames).
+    capture.series = FrameSeries {
+        source: Source::SfLatency,
+        pid: None,
+        process_name: None,
+        layer_name: layer_name.to_string(),
+        period_ns: Some(period),
+        period_from: "--latency line 1",
+        presents_from: "actualPresentTime (present fence)",
+        frames,
+    };
+    Ok(capture)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SfLatencyCapture> {
+        read(text.as_bytes(), Path::new("cap.txt"), "SurfaceView")
+    }
+
+    fn presents(c: &SfLatencyCapture) -> Vec<i64> {
+        c.series.frames.iter().filter_map(|f| f.present_ns).collect()
+    }
+
+    #[test]
+    fn catapult_rows_with_and_without_the_warning() {
+        // Catapult's ParseFrameData test input and expectations (refresh 16.954612 ms, three presents).
+        let rows = "16954612\n7657467895508   7657482691352   7657493499756\n\
+                    7657484466553   7657499645964   7657511077881\n\
+                    7657500793457   7657516600576   7657527404785\n";
+        for text in [
+            rows.to_string(),
+            format!("SurfaceFlinger appears to be unresponsive, dumping anyways\n{rows}"),
+        ] {
+            let c = parse(&text).unwrap();
+            assert_eq!(c.series.period_ns, Some(16_954_612));
+            assert_eq!(
+                presents(&c),
+                vec![7657482691352, 7657499645964, 7657516600576]
+            );
+            assert_eq!(c.series.frames[0].desired_present_ns, Some(7657467895508));
+            assert_eq!(c.series.frames[0].ready_ns, Some(7657493499756));
+        }
+        assert!(looks_like(rows));
+    }
+
+    #[test]
+    fn skips_pending_fences_empty_slots_and_bad_lines_with_their_line_numbers() {
+        let text = "16666666\r\n0 0 0\r\n100 200 150\r\n1 9223372036854775807 2\r\n5 0 6\r\nx y z\r\n\
+                    1 2\r\n300\t400\t350\r\n";
+        let c = parse(text).unwrap();
+        assert_eq!(presents(&c), vec![200, 400]);
+        assert_eq!(c.diagnostics.counts[note::EMPTY_SLOT].lines, vec![2]);
+        assert_eq!(c.diagnostics.counts[note::PENDING].lines, vec![4]);
+        assert_eq!(c.diagnostics.counts[note::NO_PRESENT].lines, vec![5]);
+        assert_eq!(c.diagnostics.counts[note::NOT_A_ROW].lines, vec![6, 7]);
+        assert_eq!((c.dumps, c.rows), (1, 5));
+        // Not 127 rows, but it has 0 0 0 slots: FrameTracker-backed, not flagged.
+        assert_eq!(c.diagnostics.count(note::FRAME_TIMELINE_BACKED), 0);
+    }
+
+    #[test]
+    fn several_dumps_count_each_frame_once() {
+        // A collector polling twice: the second dump repeats two frames and adds one.
+        let text = "16666666\n1 100 1\n2 200 2\n3 300 3\n16666666\n2 200 2\n3 300 3\n4 400 4\n";
+        let c = parse(text).unwrap();
+        assert_eq!(presents(&c), vec![100, 200, 300, 400]);
+        assert_eq!(c.dumps, 2);
+        assert_eq!(c.diagnostics.counts[note::SEEN].lines, vec![6, 7]);
+        // Two short dumps without 0 0 0 slots look FrameTimeline-backed.
+        assert_eq!(c.diagnostics.counts[note::FRAME_TIMELINE_BACKED].lines, vec![1, 5]);
+    }
+
+    #[test]
+    fn backwards_rows_and_period_changes_are_counted() {
+        let text = "16666666\n1 300 1\n1 200 1\n1 400 1\n8333333\n1 500 1\n";
+        let c = parse(text).unwrap();
+        assert_eq!(presents(&c), vec![300, 400, 500]);
+        assert_eq!(c.diagnostics.counts[note::BACKWARDS].lines, vec![3]);
+        assert_eq!(c.diagnostics.counts[note::PERIOD_CHANGED].lines, vec![5]);
+        assert_eq!(c.series.period_ns, Some(16_666_666));
+    }
+
+    #[test]
+    fn a_full_frame_tracker_dump_is_not_flagged() {
+        let mut text = String::from("16666666\n");
+        for i in 0..127 {
+            text.push_str(&format!("{i} {} {i}\n", 1000 + i));
+        }
+        let c = parse(&text).unwrap();
+        assert_eq!(c.series.frames.len(), 127);
+        assert_eq!(c.diagnostics.count(note::FRAME_TIMELINE_BACKED), 0);
+    }
+
+    #[test]
+    fn unusable_captures_are_errors_naming_the_line() {
+        let err = |t: &str| parse(t).unwrap_err().to_string();
+        assert!(err("0\n1 2 3\n").contains("cap.txt: line 1: refresh period 0 ns"));
+        assert!(err("16666666000000\n").contains("line 1: refresh period"));
+        assert!(err("1 2 3\n").contains("line 1: a frame row before any refresh-period line"));
+        assert!(err("16666666\n\n").contains("matched no layer"));
+        assert!(err("").contains("no refresh-period line"));
+        assert!(err("hello\nworld\n").contains("cap.txt: no refresh-period line"));
+    }
+
+    #[test]
+    fn recognises_its_format() {
+        assert!(looks_like("\u{feff}16666666\r\n1 2 3\r\n4 5 6\r\n7 8"));
+        assert!(!looks_like("16666666\nhello world\n1 2 3\n"));
+        assert!(!looks_like("1 2 3\n"));
+        assert!(!looks_like("** Graphics info for pid 1 [x] **\n"));
+    }
+}
