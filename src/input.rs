@@ -80,7 +80,8 @@ const MAX_FIRST_PACKET_BYTES: u64 = 256 << 20;
 const HEAD_BYTES: u64 = 64 * 1024;
 
 /// What ftl reads, for messages: every kind of input [`detect`] recognises.
-pub const EXPECTED: &str = "expected a Perfetto trace, `dumpsys SurfaceFlinger --latency` output, `dumpsys \
+pub const EXPECTED: &str =
+    "expected a Perfetto trace, `dumpsys SurfaceFlinger --latency` output, `dumpsys \
                             gfxinfo` output or an `adb logcat` capture";
 
 /// What a file holds, decided by its content (never its name): `Ok(source)`, or `Err(why)` when it is none of
@@ -125,10 +126,7 @@ pub fn detect(path: &Path) -> std::io::Result<std::result::Result<Source, String
 fn decode_head(head: &[u8]) -> String {
     let (encoding, bom) = encoding_rs::Encoding::for_bom(head).unwrap_or((encoding_rs::UTF_8, 0));
     let body = head.get(bom..).unwrap_or_default();
-    encoding
-        .decode_without_bom_handling(body)
-        .0
-        .into_owned()
+    encoding.decode_without_bom_handling(body).0.into_owned()
 }
 
 /// `Ok` if `head` starts like a Perfetto `Trace`, else why not.
@@ -201,7 +199,10 @@ mod tests {
         assert!(cut.contains("without a complete packet length"), "{cut}");
         // Text captures, whatever the name, encoding and compression.
         let latency = "16666666\r\n1 2 3\r\n4 5 6\r\n";
-        assert_eq!(write("x.pftrace", latency.as_bytes()), Ok(Source::SfLatency));
+        assert_eq!(
+            write("x.pftrace", latency.as_bytes()),
+            Ok(Source::SfLatency)
+        );
         let utf16: Vec<u8> = [0xff, 0xfe]
             .into_iter()
             .chain(latency.encode_utf16().flat_map(u16::to_le_bytes))
@@ -218,7 +219,11 @@ mod tests {
         let p = dir.path().join("cap");
         let utf16: Vec<u8> = [0xff, 0xfe]
             .into_iter()
-            .chain("16666666\r\nä\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+            .chain(
+                "16666666\r\nä\r\n"
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes),
+            )
             .collect();
         std::fs::write(&p, utf16).unwrap();
         let mut text = String::new();

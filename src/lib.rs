@@ -7,10 +7,14 @@
 //! bytes     Events     Timeline     Report       tables / text / PNG
 //! ```
 //!
-//! - [`input`]: path → buffered byte stream, gzip sniffed by magic bytes.
+//! - [`input`]: path → buffered byte stream or UTF-8 text; what a file holds is told by its content.
 //! - [`decode`]: streaming protobuf → [`decode::Event`]s (FrameTimeline, processes, system info), clocks converted.
-//! - [`model`]: [`model::Timeline`] — Perfetto's expected/actual slices, processes, SurfaceFrame → DisplayFrame links.
-//! - [`analysis`]: [`analysis::Report`] — Perfetto's per-process metric, per-layer summaries, present-based FPS.
+//! - [`sources`]: text captures (`dumpsys SurfaceFlinger --latency`, `dumpsys gfxinfo`, Choreographer logcat) →
+//!   [`model::FrameSeries`] and their own records.
+//! - [`model`]: [`model::Timeline`] — Perfetto's expected/actual slices, processes, SurfaceFrame → DisplayFrame
+//!   links; [`model::FrameSeries`] — per layer or window, frames with whatever times a source records.
+//! - [`analysis`]: [`analysis::Report`] — Perfetto's per-process metric, per-layer summaries; the pacing metrics
+//!   of every frame series ([`analysis::pacing`]); [`analysis::capture::CaptureReport`] for text captures.
 //! - [`output`]: polars tables (CSV / JSON / Parquet) and terminal text.
 //! - [`batch`]: many traces in parallel (rayon) into a ranked triage table, per-file failure isolation.
 //! - [`synth`]: builds trace bytes from events (test fixtures, benchmarks).
@@ -49,23 +53,74 @@ pub struct LoadedTrace {
     pub compression: Compression,
 }
 
-/// Loads and analyses one trace: [`load_path`] then [`analysis::analyze`], the trace's model freed before
-/// returning (only the [`analysis::Report`] stays). Errors: those of [`load_path`].
-pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::Report> {
-    let trace = load_path(path)?;
-    Ok(analysis::analyze(
-        &trace,
-        &path.display().to_string(),
-        config,
-    ))
+/// Reads and analyses one input, whatever it holds ([`input::detect`]): a Perfetto trace ([`load_path`] then
+/// [`analysis::analyze`], the model freed before returning) or a text capture (its reader in [`sources`], then
+/// [`analysis::capture`]).
+///
+/// Errors: those of [`load_path`] for traces; for captures [`Error::Capture`] naming the line and the cause;
+/// [`Error::Capture`] with line 0 for a file of unknown content, saying what ftl reads.
+pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::Analysis> {
+    use analysis::{capture, Analysis};
+    let shown = path.display().to_string();
+    let source = match input::detect(path) {
+        Ok(Ok(source)) => source,
+        Ok(Err(why)) => {
+            return Err(Error::Capture {
+                path: path.to_path_buf(),
+                line: 0,
+                cause: why,
+            })
+        }
+        // Unreadable: the trace loader reports it with the operating system's error.
+        Err(_) => model::Source::Perfetto,
+    };
+    let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
+    Ok(match source {
+        model::Source::Perfetto => {
+            let trace = load_path(path)?;
+            Analysis::Trace(Box::new(analysis::analyze(&trace, &shown, config)))
+        }
+        model::Source::SfLatency => {
+            let name = config.layer_name.clone().unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned())
+            });
+            let read = sources::sf_latency::read(input::open_text(path)?, path, &name)?;
+            Analysis::Capture(capture::sf_latency(read, &shown, file_bytes(), config))
+        }
+        model::Source::Gfxinfo => {
+            let options = sources::gfxinfo::Options {
+                drop_flagged_rows: config.gfxinfo_drop_flagged_rows,
+            };
+            let read = sources::gfxinfo::read(input::open_text(path)?, path, &options)?;
+            Analysis::Capture(capture::gfxinfo(read, &shown, file_bytes(), config))
+        }
+        model::Source::Logcat => {
+            let read = sources::logcat::read(input::open_text(path)?, path)?;
+            Analysis::Capture(capture::logcat(read, &shown, file_bytes(), config))
+        }
+    })
 }
 
 /// Reads `path` (plain or gzip, with or without `compressed_packets`) into a [`LoadedTrace`].
 ///
 /// Errors: unreadable file, directory, empty file, bytes that are not a trace or broken framing
-/// ([`Error::Decode`]), and a trace without any FrameTimeline event ([`Error::NoFrameTimeline`]).
+/// ([`Error::Decode`]), a text capture ([`Error::Capture`]: it has no FrameTimeline), and a trace without any
+/// FrameTimeline event ([`Error::NoFrameTimeline`]).
 /// A trace truncated mid-packet loads what was read; `decode.truncated_at` says where it ended.
 pub fn load_path(path: &Path) -> Result<LoadedTrace> {
+    if let Ok(Ok(source)) = input::detect(path) {
+        if source != model::Source::Perfetto {
+            return Err(Error::Capture {
+                path: path.to_path_buf(),
+                line: 0,
+                cause: format!(
+                    "a `{}` capture has no FrameTimeline slices (use `ftl analyze` or `ftl frames` on it)",
+                    source.command()
+                ),
+            });
+        }
+    }
     let opened = input::open(path)?;
     let mut builder = TimelineBuilder::new();
     let decode =

@@ -5,7 +5,7 @@
 use super::classify::Derived;
 use super::explain::attribution;
 use crate::model::jank::JankTypeNames;
-use crate::model::{Frames, JankTag, SharedStr, Slice, Timeline};
+use crate::model::{Frames, JankTag, SeriesFrame, SharedStr, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -82,6 +82,23 @@ pub struct FrameRow {
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
     pub attribution: Option<&'static str>,
+}
+
+impl FrameRow {
+    /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries): expected and actual
+    /// slice bounds, the reconstructed expected present as desired present, the present fence as present
+    /// (none for a dropped frame).
+    pub fn series_frame(&self) -> SeriesFrame {
+        SeriesFrame {
+            expected_start_ns: self.expected_start_ns,
+            expected_end_ns: self.expected_end_ns,
+            actual_start_ns: Some(self.actual_start_ns),
+            actual_end_ns: self.actual_end_ns,
+            ready_ns: None,
+            desired_present_ns: self.expected_present_ns,
+            present_ns: self.present_ns.filter(|_| !self.dropped),
+        }
+    }
 }
 
 /// One actual DisplayFrame. Times in ns on the trace clock.

@@ -1,12 +1,13 @@
 //! Per-process and per-layer summaries: Perfetto's `android_frame_timeline_metric` reproduced exactly
 //! (`metrics/sql/android/android_frame_timeline_metric.sql`, google/perfetto @ ec5d16b1), and ftl's per-layer
-//! view with present-based FPS and Chromium's `jank_count` / `max_frame_delay`
-//! (`surface_stats_collector.py`).
+//! view with present-based FPS and the pacing metrics of the layer's present fences ([`super::pacing`], the same
+//! code as every text capture's).
 
 use super::frames::FrameRow;
+use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_ns};
 use crate::model::jank::jank_components;
-use crate::model::{NameSource, Slice, Timeline};
+use crate::model::{FrameSeries, NameSource, Slice, Source, Timeline};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -346,13 +347,14 @@ pub struct LayerSummary {
     pub overrun_ms_p99: Option<f64>,
     /// Largest overrun, ms.
     pub overrun_ms_max: Option<f64>,
-    /// Chromium `jank_count`: rises in present-to-present interval of ≥ 1 vsync (and < 20) between frames.
-    pub jank_count: Option<u64>,
-    /// Chromium `max_frame_delay`: longest present-to-present interval, in vsyncs (rounded).
-    pub max_frame_delay: Option<i64>,
+    /// The pacing metrics of the layer's present fences (surface_stats_collector, PerfDog, FPS per second, sm),
+    /// normalised by the trace's vsync period.
+    #[serde(flatten)]
+    pub pacing: Pacing,
 }
 
-/// Summarises per (pid, layer) from the per-frame rows; `period_ns` is the vsync period (for Chromium's metrics).
+/// Summarises per (pid, layer) from the per-frame rows; `period_ns` is the vsync period (the pacing metrics'
+/// refresh period).
 pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSummary> {
     let mut groups: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
     for r in rows {
@@ -425,21 +427,12 @@ fn summarize_layer(
         dur_ms: durs,
         overrun_ms: overruns,
     } = FrameTimes::of(frames);
-    let mut presents: Vec<i64> = frames
-        .iter()
-        .filter(|r| !r.dropped)
-        .filter_map(|r| r.present_ns)
-        .collect();
-    presents.sort_unstable();
-    presents.dedup();
+    let series = layer_series(pid, layer, frames, period_ns);
+    let presents = series.presents();
     let fps = match (presents.first(), presents.last()) {
         (Some(a), Some(b)) if b > a => Some((presents.len() - 1) as f64 / ((b - a) as f64 / 1e9)),
         _ => None,
     };
-    let (jank_count, max_frame_delay) = period_ns.map_or((None, None), |p| {
-        let (j, m) = chromium_jank(&presents, p);
-        (Some(j), m)
-    });
     LayerSummary {
         pid,
         process_name: frames
@@ -473,48 +466,26 @@ fn summarize_layer(
         overrun_frames: overruns.iter().filter(|o| **o > 0.0).count() as u64,
         overrun_ms_p99: percentile(&overruns, 99.0),
         overrun_ms_max: overruns.last().copied(),
-        jank_count,
-        max_frame_delay,
+        pacing: pacing(&series),
     }
 }
 
-/// Chromium's `surface_stats_collector` metrics over sorted present times: intervals below half a vsync are
-/// ignored; `jank_count` counts rises of the normalised interval that round to 1..19 vsyncs;
-/// `max_frame_delay` is the longest interval in vsyncs, rounded.
-pub fn chromium_jank(presents_ns: &[i64], period_ns: i64) -> (u64, Option<i64>) {
-    if period_ns <= 0 {
-        return (0, None);
-    }
-    let lengths: Vec<f64> = presents_ns
-        .windows(2)
-        .filter_map(|w| Some((w.get(1)? - w.first()?) as f64 / period_ns as f64))
-        .filter(|n| *n >= 0.5)
-        .collect();
-    let jank_count = lengths
-        .windows(2)
-        .filter_map(|w| Some((w.get(1)? - w.first()?).round().max(0.0)))
-        .filter(|j| *j > 0.0 && *j < 20.0)
-        .count() as u64;
-    let max_frame_delay = lengths
-        .iter()
-        .copied()
-        .reduce(f64::max)
-        .map(|m| m.round() as i64);
-    (jank_count, max_frame_delay)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::chromium_jank;
-
-    #[test]
-    fn chromium_oracles() {
-        // surface_stats_collector_unittest: 10 uniform presents one period apart.
-        let uniform: Vec<i64> = (0..10).map(|i| i * 100).collect();
-        assert_eq!(chromium_jank(&uniform, 100), (0, Some(1)));
-        // One present skipped: interval 2 vsyncs after 1 → one jank, max delay 2.
-        assert_eq!(chromium_jank(&[0, 100, 200, 400, 500], 100), (1, Some(2)));
-        // Intervals below half a period are ignored.
-        assert_eq!(chromium_jank(&[0, 1, 100, 200], 100), (0, Some(1)));
+/// The layer's SurfaceFrames as a [`FrameSeries`]: present = the presenting DisplayFrame's end (dropped frames
+/// have none), desired present = the expected present the classifier reconstructs.
+fn layer_series(
+    pid: i32,
+    layer: &str,
+    frames: &[&FrameRow],
+    period_ns: Option<i64>,
+) -> FrameSeries {
+    FrameSeries {
+        source: Source::Perfetto,
+        pid: Some(pid),
+        process_name: frames.first().map(|r| r.process_name.to_string()),
+        layer_name: layer.to_string(),
+        period_ns,
+        period_from: "vsync model",
+        presents_from: "present fence (DisplayFrame end)",
+        frames: frames.iter().map(|r| r.series_frame()).collect(),
     }
 }

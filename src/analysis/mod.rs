@@ -1,5 +1,6 @@
 //! What it means: pure functions from a [`Timeline`] to a [`Report`]; no I/O.
 
+pub mod capture;
 pub mod classify;
 pub mod explain;
 pub mod frames;
@@ -102,9 +103,32 @@ impl Diagnostics {
     }
 }
 
+/// The analysis of one input: a Perfetto trace or a text capture. Serialises as the report itself (both carry
+/// `source`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Analysis {
+    /// A Perfetto trace with FrameTimeline.
+    Trace(Box<Report>),
+    /// A `--latency`, gfxinfo or logcat capture.
+    Capture(capture::CaptureReport),
+}
+
+impl Analysis {
+    /// The kind of input.
+    pub fn source(&self) -> crate::model::Source {
+        match self {
+            Analysis::Trace(_) => crate::model::Source::Perfetto,
+            Analysis::Capture(c) => c.source,
+        }
+    }
+}
+
 /// The analysis of one trace: what `ftl analyze` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Always `perfetto` (the `source` every report carries).
+    pub source: crate::model::Source,
     /// Trace facts.
     pub trace: TraceFacts,
     /// Vsync model.
@@ -140,6 +164,10 @@ pub struct Config {
     pub vsync_period_ns: Option<i64>,
     /// Force one Android release's classifier rules instead of choosing them from the trace.
     pub sf_rules: Option<classify::SfRules>,
+    /// Layer name of a `--latency` capture (default: the file name without extension).
+    pub layer_name: Option<String>,
+    /// gfxinfo: drop PROFILEDATA rows whose `Flags` is not 0 (the hand-analysis rule; JankTracker keeps them).
+    pub gfxinfo_drop_flagged_rows: bool,
 }
 
 impl Default for Config {
@@ -150,6 +178,8 @@ impl Default for Config {
             present_threshold_ns: 2_000_000,
             vsync_period_ns: None,
             sf_rules: None,
+            layer_name: None,
+            gfxinfo_drop_flagged_rows: false,
         }
     }
 }
@@ -260,6 +290,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         surface_frames_without_expected: counts.surface_frames_without_expected,
     };
     Report {
+        source: crate::model::Source::Perfetto,
         trace: facts,
         vsync,
         agreement,

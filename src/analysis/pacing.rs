@@ -168,7 +168,11 @@ pub fn low_fps(presents_ns: &[i64], fraction: f64) -> Option<f64> {
 /// window's `sm = round(1 s / period) − Σ missed`, floored at 0; an idle window is smooth. Windows as
 /// [`fps_per_second`]. `frames` are `(desired_present_ns, present_ns)`; `None` when no frame has a desired
 /// present or the period is unknown.
-pub fn sm_per_second(frames: &[(i64, i64)], presents_ns: &[i64], period_ns: i64) -> Option<Vec<i64>> {
+pub fn sm_per_second(
+    frames: &[(i64, i64)],
+    presents_ns: &[i64],
+    period_ns: i64,
+) -> Option<Vec<i64>> {
     if frames.is_empty() || period_ns <= 0 {
         return None;
     }
@@ -247,6 +251,13 @@ pub struct Pacing {
     pub sm: Option<f64>,
     /// Lowest of `sm_per_second`.
     pub sm_min: Option<i64>,
+    /// Tencent GT's SM per one-second tick from Choreographer logs ([`super::gt`]); `None` for present-based
+    /// sources, which have `sm` instead.
+    pub gt_sm_per_second: Option<Vec<i64>>,
+    /// Mean of `gt_sm_per_second`.
+    pub gt_sm: Option<f64>,
+    /// Lowest of `gt_sm_per_second`.
+    pub gt_sm_min: Option<i64>,
     /// Why some numbers are absent (Chromium's error messages, per bucket).
     pub pacing_diagnostics: Vec<String>,
 }
@@ -324,9 +335,9 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
     let fps: Vec<f64> = p.fps_per_second.iter().map(|&c| c as f64).collect();
     p.fps_min = fps.iter().copied().reduce(f64::min);
     p.fps_mean = mean(&fps);
-    p.fps_variance = p.fps_mean.map(|m| {
-        fps.iter().map(|f| (f - m) * (f - m)).sum::<f64>() / fps.len() as f64
-    });
+    p.fps_variance = p
+        .fps_mean
+        .map(|m| fps.iter().map(|f| (f - m) * (f - m)).sum::<f64>() / fps.len() as f64);
     p.fps_1pct_low = low_fps(&presents, 0.01);
     p.fps_0_1pct_low = low_fps(&presents, 0.001);
     let desired: Vec<(i64, i64)> = series
@@ -375,7 +386,10 @@ mod tests {
         // surface_stats_collector_unittest: refresh 0.1 s, presents every 0.1 s for 1 s.
         let t = ns(&(0..10).map(|i| i as f64 * 0.1).collect::<Vec<_>>());
         let s = surface_stats(&t, 100_000_000).unwrap();
-        assert_eq!((s.avg_surface_fps, s.jank_count, s.max_frame_delay), (10, 0, 1));
+        assert_eq!(
+            (s.avg_surface_fps, s.jank_count, s.max_frame_delay),
+            (10, 0, 1)
+        );
         assert_eq!(s.frame_lengths.len(), 9);
     }
 
@@ -413,7 +427,17 @@ mod tests {
         // A rise of 2.5 vsyncs rounds to 2 (even) → one jank; the longest length 3.5 rounds to 4.
         let s = surface_stats(&[0, 100, 450], 100).unwrap();
         assert_eq!((s.jank_count, s.max_frame_delay), (1, 4));
-        let s = surface_stats(&[0, 500_000_000, 1_000_000_000, 1_500_000_000, 2_000_000_000, 2_000_000_000], 100_000_000);
+        let s = surface_stats(
+            &[
+                0,
+                500_000_000,
+                1_000_000_000,
+                1_500_000_000,
+                2_000_000_000,
+                2_000_000_000,
+            ],
+            100_000_000,
+        );
         // The zero delta is dropped: frame_count 5, 4 lengths over 2 s → 2.
         assert_eq!(s.unwrap().avg_surface_fps, 2);
         // avg_surface_fps: 2 frames over 0.8 s = 2.5 → 2, as Python's round gives.
@@ -529,7 +553,11 @@ mod tests {
         assert_eq!(r.fps_per_second, vec![60, 59]);
         assert_eq!(r.sm_per_second, Some(vec![60, 59]));
         assert_eq!(r.perfdog_jank, Some(0));
-        assert!(r.pacing_diagnostics.is_empty(), "{:?}", r.pacing_diagnostics);
+        assert!(
+            r.pacing_diagnostics.is_empty(),
+            "{:?}",
+            r.pacing_diagnostics
+        );
         // No period: Chromium's numbers and sm are absent, with the reason; FPS and PerfDog remain.
         let r = pacing(&FrameSeries {
             period_ns: None,

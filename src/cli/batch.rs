@@ -1,7 +1,7 @@
 //! `ftl batch`: many traces in parallel into one ranked triage table (arguments, progress bar, Ctrl-C, outputs).
 
 use super::AnalysisArgs;
-use crate::analysis::Report;
+use crate::analysis::{capture, Analysis};
 use crate::batch::{self, BatchResult, Column, Condition, Grouping, Job, Outcome, TriageRow};
 use crate::error::{Error, Result};
 use crate::output::label;
@@ -17,20 +17,35 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const BATCH_HELP: &str = "Triage columns (one row per trace, or per trace × process / layer with --by):
-  trace, path, device, refresh_rate_hz, span_ms, pid, process_name, layer_name, frames, janky_frames,
+const BATCH_HELP: &str = "Inputs: Perfetto traces and text captures (dumpsys SurfaceFlinger --latency, dumpsys gfxinfo,
+logcat) mixed freely; what each file is comes from its content (the `source` column). Files found in
+directories that are none of these are listed as skipped; files named on the command line always get a row.
+
+Triage columns (one row per input, or per input × process / layer with --by):
+  trace, path, source, device, refresh_rate_hz, span_ms, pid, process_name, layer_name, frames, janky_frames,
   janky_pct, app_janky_frames, sf_janky_frames, dropped_frames, worst_layer, frame_dur_ms_p99,
-  overrun_ms_p99, max_frame_delay, agreement_pct, diagnostics_count, truncated_at_byte, file_bytes, status
+  overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean, fps_1pct_low, perfdog_jank,
+  perfdog_big_jank, perfdog_stutter_pct, sm, gt_sm, agreement_pct, diagnostics_count, truncated_at_byte,
+  file_bytes, status
+FrameTimeline columns (janky_*, dropped_frames, worst_layer, frame_dur_ms_p99, overrun_ms_p99, agreement_pct)
+are null for text captures. Pacing columns: jank_count (Chromium surface_stats_collector), perfdog_jank (every
+interval meeting PerfDog's Jank rule, BigJanks included) and perfdog_big_jank are summed over the row's layers;
+max_frame_delay and perfdog_stutter_pct are the largest, sm and gt_sm the lowest; avg_surface_fps, fps_mean
+and fps_1pct_low are those of the layer with the most presents.
 Numeric columns for --sort and --fail-on:
   refresh_rate_hz, span_ms, frames, janky_frames, janky_pct, app_janky_frames, sf_janky_frames,
-  dropped_frames, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, agreement_pct, diagnostics_count, file_bytes
-Exit codes: 0 all traces analysed (and no --fail-on condition holds), 1 some inputs failed, the batch was
+  dropped_frames, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean,
+  fps_1pct_low, perfdog_jank, perfdog_big_jank, perfdog_stutter_pct, sm, gt_sm, agreement_pct,
+  diagnostics_count, file_bytes
+Exit codes: 0 all inputs analysed (and no --fail-on condition holds), 1 some inputs failed, the batch was
 interrupted or a --fail-on condition holds, 2 usage or output error.
 
 Examples:
   ftl batch traces/                                   # ranked by janky_pct, worst first
   ftl batch 'fleet/**/*.pftrace' --by layer --sort frame_dur_ms_p99
+  ftl batch captures/ --sort perfdog_stutter_pct --fail-on 'perfdog_big_jank>0'
   ftl batch traces/ -r -o out --format parquet        # out/triage.parquet + out/frames/trace=NAME/part-0.parquet
+                                                      #   (+ out/series/trace=NAME/part-0.parquet for captures)
   ftl batch traces/ --fail-on 'janky_pct>5,dropped_frames>0'";
 
 /// `ftl batch` arguments.
@@ -180,20 +195,23 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
                 "--format parquet writes triage.parquet and frames/ into a directory: give -o DIR"
                     .into(),
             )),
-            (BatchFormat::Parquet, Some(dir)) => Some(dir.join("frames")),
+            (BatchFormat::Parquet, Some(dir)) => Some(dir.clone()),
             _ => None,
         };
     let inputs = batch::collect_inputs(&args.paths, args.recursive)?;
     let jobs = batch::jobs(&inputs.traces);
-    if let Some(dir) = &frames_dir {
-        // frames/ is ftl's own output: partitions of an earlier run would mix with this run's in a query.
-        if dir.exists() {
-            std::fs::remove_dir_all(dir).map_err(|e| Error::Output {
-                path: dir.to_path_buf(),
-                cause: format!("cannot replace the previous run's frames: {e}"),
-            })?;
+    if let Some(out) = &frames_dir {
+        // frames/ and series/ are ftl's own output: partitions of an earlier run would mix with this run's in a
+        // query.
+        for dir in [out.join(FRAMES_DIR), out.join(SERIES_DIR)] {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).map_err(|e| Error::Output {
+                    path: dir.to_path_buf(),
+                    cause: format!("cannot replace the previous run's frames: {e}"),
+                })?;
+            }
+            create_dir(&dir)?;
         }
-        create_dir(dir)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);
@@ -214,8 +232,8 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         bar.set_message(format!("{:.1} MB/s", bytes as f64 / 1e6 / secs));
         bar.inc(1);
     };
-    let sink = |job: &Job, report: &Report| match &frames_dir {
-        Some(dir) => write_frames(&dir.join(format!("trace={}", job.name)), report),
+    let sink = |job: &Job, analysis: &Analysis| match &frames_dir {
+        Some(out) => write_frames(out, &job.name, analysis),
         None => Ok(()),
     };
     let result = batch::run(&jobs, &options, &stop, sink, progress)?;
@@ -271,11 +289,23 @@ fn create_dir(dir: &Path) -> Result<()> {
     })
 }
 
-/// Writes the trace's per-frame rows (the rows of `ftl frames`) as `part-0.parquet` in `partition`; on failure
-/// the partition is removed, so that no half-written file outlives its failed row.
-fn write_frames(partition: &Path, report: &Report) -> Result<()> {
-    create_dir(partition)?;
-    let written = to_dataframe(&report.frames).and_then(|mut df| {
+/// Where a Parquet batch writes the SurfaceFrame rows of traces (the rows of `ftl frames`).
+const FRAMES_DIR: &str = "frames";
+/// Where it writes the frame rows of text captures (`ftl frames` on a capture: another schema).
+const SERIES_DIR: &str = "series";
+
+/// Writes the input's per-frame rows (the rows of `ftl frames`) as `part-0.parquet` in the partition
+/// `frames/trace=NAME` (traces) or `series/trace=NAME` (text captures with frames) under `out`; on failure the
+/// partition is removed, so that no half-written file outlives its failed row.
+fn write_frames(out: &Path, name: &str, analysis: &Analysis) -> Result<()> {
+    let (dir, rows) = match analysis {
+        Analysis::Trace(report) => (FRAMES_DIR, to_dataframe(&report.frames)),
+        Analysis::Capture(c) if c.series.is_empty() => return Ok(()),
+        Analysis::Capture(c) => (SERIES_DIR, to_dataframe(&capture::frame_rows(c))),
+    };
+    let partition = out.join(dir).join(format!("trace={name}"));
+    create_dir(&partition)?;
+    let written = rows.and_then(|mut df| {
         write_table(
             &mut df,
             TableFormat::Parquet,

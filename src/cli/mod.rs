@@ -1,7 +1,7 @@
 //! The `ftl` command line (clap derive): argument types, the subcommands, and exit codes. The only module that
 //! knows argv, the terminal and exit codes.
 
-use crate::analysis::{self, explain, slices, Config, Report};
+use crate::analysis::{self, capture, explain, slices, Analysis, Config};
 use crate::error::{Error, Result};
 use crate::output::table::{to_dataframe, write_table, TableFormat};
 use crate::output::text;
@@ -55,10 +55,13 @@ pub enum Command {
     Batch(batch::BatchArgs),
 }
 
-/// Options shared by every command that reads one trace.
+/// Options shared by every command that reads one input.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// The trace file (.perfetto-trace, .pftrace, .pb; gzip is detected from the content).
+    /// The input: a Perfetto trace, or a text capture — `dumpsys SurfaceFlinger --latency` output, `dumpsys
+    /// gfxinfo [framestats]` output, or an `adb logcat` with Choreographer lines. What it is comes from its
+    /// content, not its name; gzip, UTF-16 (PowerShell redirects) and CRLF are handled.
+    #[arg(value_name = "INPUT")]
     pub trace: PathBuf,
 }
 
@@ -84,6 +87,15 @@ pub struct AnalysisArgs {
     /// trace shows.
     #[arg(long, value_name = "RULES")]
     pub sf_rules: Option<analysis::classify::SfRules>,
+    /// Name of the layer a `dumpsys SurfaceFlinger --latency` capture was taken for (default: the file name
+    /// without its extension).
+    #[arg(long, value_name = "NAME")]
+    pub layer_name: Option<String>,
+    /// gfxinfo: drop PROFILEDATA rows whose Flags is not 0 before computing anything (the hand-analysis rule of
+    /// developer.android.com; the recomputed JankTracker numbers otherwise follow JankTracker, which counts
+    /// flagged frames in the total and histogram).
+    #[arg(long)]
+    pub gfxinfo_drop_flagged: bool,
 }
 
 /// Report formats of `ftl analyze`.
@@ -222,6 +234,8 @@ impl AnalysisArgs {
             present_threshold_ns: (self.present_threshold * 1e6).round() as i64,
             vsync_period_ns,
             sf_rules: self.sf_rules,
+            layer_name: self.layer_name.clone(),
+            gfxinfo_drop_flagged_rows: self.gfxinfo_drop_flagged,
         })
     }
 }
@@ -230,11 +244,11 @@ impl AnalysisArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => {
-            let report = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
-            write_report(&report, a.format, a.output.as_deref())?;
+            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            write_report(&analysis, a.format, a.output.as_deref())?;
             if let Some(png) = &a.png {
                 crate::output::chart::render(
-                    &report,
+                    &analysis,
                     png,
                     &crate::output::chart::ChartOptions::default(),
                 )?;
@@ -249,11 +263,17 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
         Command::Frames(a) => {
-            let report = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
-            let mut df = if a.display_frames {
-                to_dataframe(&report.display_frames)?
-            } else {
-                to_dataframe(&report.frames)?
+            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let mut df = match (&analysis, a.display_frames) {
+                (Analysis::Trace(report), true) => to_dataframe(&report.display_frames)?,
+                (Analysis::Trace(report), false) => to_dataframe(&report.frames)?,
+                (Analysis::Capture(c), true) => {
+                    return Err(Error::Usage(format!(
+                        "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
+                        c.source.command()
+                    )))
+                }
+                (Analysis::Capture(c), false) => to_dataframe(&capture::frame_rows(c))?,
             };
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
@@ -285,7 +305,7 @@ fn print_explanations(jank_type: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-fn write_report(report: &Report, format: ReportFormat, output: Option<&Path>) -> Result<()> {
+fn write_report(analysis: &Analysis, format: ReportFormat, output: Option<&Path>) -> Result<()> {
     let write_text = |body: String| match output {
         Some(p) => std::fs::write(p, body).map_err(|e| Error::Output {
             path: p.to_path_buf(),
@@ -297,9 +317,12 @@ fn write_report(report: &Report, format: ReportFormat, output: Option<&Path>) ->
         }
     };
     match format {
-        ReportFormat::Text => write_text(text::render(report)),
+        ReportFormat::Text => write_text(match analysis {
+            Analysis::Trace(report) => text::render(report),
+            Analysis::Capture(c) => text::render_capture(c),
+        }),
         ReportFormat::Json => {
-            let json = serde_json::to_string_pretty(report).map_err(|e| Error::Output {
+            let json = serde_json::to_string_pretty(analysis).map_err(|e| Error::Output {
                 path: output.unwrap_or(Path::new("<stdout>")).into(),
                 cause: e.to_string(),
             })?;
@@ -318,7 +341,11 @@ fn write_report(report: &Report, format: ReportFormat, output: Option<&Path>) ->
                 path: dir.to_path_buf(),
                 cause: e.to_string(),
             })?;
-            for (name, mut df) in crate::output::report_tables(report)? {
+            let tables = match analysis {
+                Analysis::Trace(report) => crate::output::report_tables(report)?,
+                Analysis::Capture(c) => crate::output::capture_tables(c)?,
+            };
+            for (name, mut df) in tables {
                 write_table(
                     &mut df,
                     format,

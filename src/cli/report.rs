@@ -71,6 +71,6 @@ impl ReportArgs {
 /// Runs `ftl report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
     let options = args.chart_options()?;
-    let report = crate::analyze_path(&args.trace.trace, &args.analysis.config()?)?;
-    chart::render(&report, &args.output, &options)
+    let analysis = crate::analyze_path(&args.trace.trace, &args.analysis.config()?)?;
+    chart::render(&analysis, &args.output, &options)
 }

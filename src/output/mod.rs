@@ -6,6 +6,8 @@ pub mod label;
 pub mod table;
 pub mod text;
 
+use crate::analysis::capture::CaptureReport;
+use crate::analysis::janktracker::JankTrackerNumbers;
 use crate::analysis::metrics::JankTypeCount;
 use crate::analysis::Report;
 use crate::error::Result;
@@ -45,5 +47,70 @@ pub fn report_tables(report: &Report) -> Result<Vec<(&'static str, DataFrame)>> 
             "diagnostics",
             to_dataframe(std::slice::from_ref(&report.diagnostics))?,
         ),
+    ])
+}
+
+/// A row of a capture's `jank_tracker` table: one window or process × one set of numbers.
+#[derive(Debug, Clone, Default, Serialize)]
+struct JankTrackerRow {
+    pid: Option<i32>,
+    process_name: Option<String>,
+    /// The window; null for a process's own summary.
+    layer_name: Option<String>,
+    #[serde(flatten)]
+    numbers: JankTrackerNumbers,
+}
+
+/// A row of a capture's `diagnostics` table.
+#[derive(Debug, Clone, Default, Serialize)]
+struct DiagnosticRow {
+    what: String,
+    count: u64,
+    /// The first line numbers, as JSON.
+    lines: Vec<u64>,
+}
+
+/// A text capture's report as named tables (`capture`, `layers`, `jank_tracker`, `diagnostics`), the files
+/// that `ftl analyze --format csv|parquet -o DIR` writes for it.
+pub fn capture_tables(report: &CaptureReport) -> Result<Vec<(&'static str, DataFrame)>> {
+    let mut jank_tracker: Vec<JankTrackerRow> = Vec::new();
+    for l in &report.layers {
+        for n in &l.jank_tracker {
+            jank_tracker.push(JankTrackerRow {
+                pid: l.pid,
+                process_name: l.process_name.clone(),
+                layer_name: l.layer_name.clone(),
+                numbers: n.clone(),
+            });
+        }
+    }
+    for p in &report.processes {
+        if let Some(n) = &p.jank_tracker {
+            jank_tracker.push(JankTrackerRow {
+                pid: p.pid,
+                process_name: p.process_name.clone(),
+                layer_name: None,
+                numbers: n.clone(),
+            });
+        }
+    }
+    let diagnostics: Vec<DiagnosticRow> = report
+        .diagnostics
+        .counts
+        .iter()
+        .map(|(what, n)| DiagnosticRow {
+            what: what.clone(),
+            count: n.count,
+            lines: n.lines.clone(),
+        })
+        .collect();
+    Ok(vec![
+        (
+            "capture",
+            to_dataframe(std::slice::from_ref(&report.capture))?,
+        ),
+        ("layers", to_dataframe(&report.layers)?),
+        ("jank_tracker", to_dataframe(&jank_tracker)?),
+        ("diagnostics", to_dataframe(&diagnostics)?),
     ])
 }

@@ -41,12 +41,39 @@ enum Kind {
 
 impl Kind {
     /// The type of a column that holds no value in this table, from the naming rule that puts units in column
-    /// names, so that a column's type never depends on the trace: `_ns`, `_token`, `_bytes`, `frames`, `_count`,
-    /// `pid`, `uid`, Perfetto's `frame_dur_*` (ns) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps` → float;
-    /// `is_*`, `agrees` → bool; anything else → string.
+    /// names, so that a column's type never depends on the input: lists (`*_per_second`, `frame_lengths*`,
+    /// `histogram`, `lines`, `*_diagnostics`, `jank_tracker`) → string (JSON text); `_ns`, `_token`, `_bytes`,
+    /// `frames`, `_count`, `pid`, `uid`, Perfetto's `frame_dur_*` (ns), the integer pacing metrics
+    /// (`avg_surface_fps*`, `jank_count*`, `max_frame_delay*`, `perfdog_jank`, `perfdog_big_jank`, `*_min` of
+    /// smoothness, `skip_events`, `dumps`, `rows`) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps`, `fps_*`,
+    /// `sm`, `gt_sm` → float; `is_*`, `agrees` → bool; anything else → string.
     fn of_unit(name: &str) -> Kind {
         let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s));
-        if ends(&["_ms", "_pct", "_hz", "_rate"]) || name.contains("_ms_") || name == "fps" {
+        let starts = |prefixes: &[&str]| prefixes.iter().any(|s| name.starts_with(s));
+        if ends(&["_per_second", "_diagnostics"])
+            || starts(&["frame_lengths"])
+            || matches!(name, "histogram" | "lines" | "jank_tracker")
+        {
+            Kind::Str
+        } else if starts(&["avg_surface_fps", "jank_count", "max_frame_delay"])
+            || matches!(
+                name,
+                "perfdog_jank"
+                    | "perfdog_big_jank"
+                    | "sm_min"
+                    | "gt_sm_min"
+                    | "skip_events"
+                    | "dumps"
+                    | "rows"
+            )
+        {
+            Kind::Int
+        } else if ends(&["_ms", "_pct", "_hz", "_rate"])
+            || name.contains("_ms_")
+            || name == "fps"
+            || starts(&["fps_"])
+            || matches!(name, "sm" | "gt_sm")
+        {
             Kind::Float
         } else if ends(&[
             "_ns", "_token", "_bytes", "_byte", "frames", "_count", "_version", "_delay", "pid",

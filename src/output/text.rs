@@ -1,9 +1,13 @@
-//! The terminal report of `ftl analyze`: verdict first, then per-process (Perfetto's metric), per-layer and
-//! diagnostics tables, aligned with comfy-table.
+//! The terminal report of `ftl analyze`: for a trace, verdict first, then per-process (Perfetto's metric),
+//! per-layer, frame pacing and diagnostics tables; for a text capture, frame pacing, JankTracker or GT's SM, and
+//! the skipped lines. Aligned with comfy-table.
 
 use super::label;
+use crate::analysis::capture::CaptureReport;
 use crate::analysis::classify::Reason;
+use crate::analysis::janktracker::JankTrackerNumbers;
 use crate::analysis::metrics::LayerSummary;
+use crate::analysis::pacing::Pacing;
 use crate::analysis::Report;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
@@ -60,8 +64,167 @@ pub fn render(report: &Report) -> String {
     out.push('\n');
     out.push_str(&processes_section(report));
     out.push_str(&layers_section(&report.layers));
+    let pacing: Vec<(String, &Pacing)> = report
+        .layers
+        .iter()
+        .map(|l| (l.layer_name.clone(), &l.pacing))
+        .collect();
+    out.push_str(&pacing_section(&pacing));
     out.push_str(&diagnostics_section(report));
     out
+}
+
+/// Renders a text capture's report: what the file is, the frame pacing per layer / window, JankTracker
+/// (gfxinfo), GT's SM (logcat), and the skipped lines.
+pub fn render_capture(report: &CaptureReport) -> String {
+    let mut out = String::new();
+    let c = &report.capture;
+    let _ = writeln!(out, "Capture    {}", c.path);
+    let what = match (c.dumps, &c.log_format) {
+        (Some(d), _) => format!("{}: {d} dump(s), {} frame rows", c.captured_with, c.rows),
+        (None, Some(f)) => format!("{} (-v {f}): {} lines", c.captured_with, c.rows),
+        (None, None) => format!("{}: {} PROFILEDATA rows", c.captured_with, c.rows),
+    };
+    let _ = writeln!(out, "Source     {what}");
+    if let Some(span) = c.span_ms {
+        let _ = writeln!(out, "Span       {:.3} s", span / 1e3);
+    }
+    out.push('\n');
+    let framed: Vec<(String, &Pacing)> = report
+        .layers
+        .iter()
+        .filter(|l| l.layer_name.is_some() && l.frames > 0)
+        .map(|l| (l.layer_name.clone().unwrap_or_default(), &l.pacing))
+        .collect();
+    if !framed.is_empty() {
+        out.push_str(&pacing_section(&framed));
+    }
+    out.push_str(&jank_tracker_section(report));
+    out.push_str(&gt_section(report));
+    out.push_str("Diagnostics\n");
+    if report.diagnostics.counts.is_empty() {
+        out.push_str("  none\n");
+    }
+    for (what, n) in &report.diagnostics.counts {
+        let lines: Vec<String> = n.lines.iter().map(u64::to_string).collect();
+        let more = if n.count > n.lines.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        let at = if lines.is_empty() {
+            String::new()
+        } else {
+            format!(" (line {}{more})", lines.join(", "))
+        };
+        let _ = writeln!(out, "  {} {what}{at}", n.count);
+    }
+    out
+}
+
+/// gfxinfo: JankTracker per window (recomputed and as dumped, on separate rows) and per process (as dumped).
+fn jank_tracker_section(report: &CaptureReport) -> String {
+    let mut t = table(&[
+        "window / process",
+        "numbers",
+        "frames",
+        "janky",
+        "janky %",
+        "missed vsync",
+        "slow UI",
+        "slow bitmap",
+        "slow draw",
+        "deadline missed",
+        "p50/p90/p95/p99 ms",
+    ]);
+    let mut rows = 0;
+    let mut add = |name: &str, n: &JankTrackerNumbers| {
+        rows += 1;
+        t.add_row(vec![
+            label::elide(name, 48),
+            n.numbers.to_string(),
+            n.total_frames.to_string(),
+            n.janky_frames.to_string(),
+            format!("{:.2}", n.janky_pct),
+            n.missed_vsync_count.to_string(),
+            n.slow_ui_thread_count.to_string(),
+            n.slow_bitmap_upload_count.to_string(),
+            n.slow_draw_count.to_string(),
+            n.missed_deadline_count.to_string(),
+            format!(
+                "{}/{}/{}/{}",
+                n.frame_time_ms_p50, n.frame_time_ms_p90, n.frame_time_ms_p95, n.frame_time_ms_p99
+            ),
+        ]);
+    };
+    for l in &report.layers {
+        for n in &l.jank_tracker {
+            add(l.layer_name.as_deref().unwrap_or("-"), n);
+        }
+    }
+    for p in &report.processes {
+        if let Some(n) = &p.jank_tracker {
+            let name = match (&p.process_name, p.pid) {
+                (Some(name), Some(pid)) => format!("{name} (pid {pid}, process)"),
+                (Some(name), None) => format!("{name} (process)"),
+                (None, _) => "(process)".to_string(),
+            };
+            add(&name, n);
+        }
+    }
+    if rows == 0 {
+        return String::new();
+    }
+    format!(
+        "JankTracker (gfxinfo; recomputed = from the PROFILEDATA rows, ≤ 120 frames; as_dumped = what the device \
+         printed since its last reset — never mixed)\n{t}\n\n"
+    )
+}
+
+/// logcat: GT's SM per pid from Choreographer's skipped-frame lines.
+fn gt_section(report: &CaptureReport) -> String {
+    if report.source != crate::model::Source::Logcat {
+        return String::new();
+    }
+    if report.layers.is_empty() {
+        return "GT SM: no Choreographer \"Skipped N frames!\" line in this log (smooth, or the log does not \
+                hold Choreographer's lines: capture with `adb logcat -v time`)\n\n"
+            .into();
+    }
+    let mut t = table(&[
+        "pid",
+        "skipped frames",
+        "lines",
+        "smallest N",
+        "seconds",
+        "gt_sm mean/min",
+    ]);
+    let mut threshold = None;
+    for l in &report.layers {
+        threshold = threshold.max(l.min_skipped_frames);
+        t.add_row(vec![
+            opt(l.pid),
+            opt(l.skipped_frames),
+            opt(l.skip_events),
+            opt(l.min_skipped_frames),
+            l.pacing
+                .gt_sm_per_second
+                .as_ref()
+                .map_or_else(|| "-".into(), |s| s.len().to_string()),
+            match (l.pacing.gt_sm, l.pacing.gt_sm_min) {
+                (Some(m), Some(min)) => format!("{m:.1} / {min}"),
+                _ => "- (no timestamps)".into(),
+            },
+        ]);
+    }
+    let mut note = String::new();
+    if threshold.is_some_and(|n| n >= 30) {
+        note.push_str(
+            "  Choreographer logs only skips of at least debug.choreographer.skipwarning frames (default 30): \
+             smaller skips are missing; `adb shell setprop debug.choreographer.skipwarning 1` before capturing\n",
+        );
+    }
+    format!("GT SM (Tencent GT's rule: 60 − skipped frames per second, with its > 60 correction)\n{t}\n{note}\n")
 }
 
 /// The vsync model in the style of `dumpsys SurfaceFlinger`'s VsyncConfiguration: rate, period, phase offsets and
@@ -241,20 +404,8 @@ fn processes_section(report: &Report) -> String {
 
 fn layers_section(layers: &[LayerSummary]) -> String {
     let mut t = table(&[
-        "layer",
-        "frames",
-        "janky",
-        "janky %",
-        "app",
-        "SF",
-        "dropped",
-        "stuffed",
-        "fps",
-        "p50 ms",
-        "p90 ms",
-        "p99 ms",
-        "jank_count",
-        "max delay",
+        "layer", "frames", "janky", "janky %", "app", "SF", "dropped", "stuffed", "fps", "p50 ms",
+        "p90 ms", "p99 ms",
     ]);
     for l in layers {
         t.add_row(vec![
@@ -270,12 +421,73 @@ fn layers_section(layers: &[LayerSummary]) -> String {
             ms(l.frame_dur_ms_p50),
             ms(l.frame_dur_ms_p90),
             ms(l.frame_dur_ms_p99),
-            l.jank_count.map_or_else(|| "-".into(), |j| j.to_string()),
-            l.max_frame_delay
-                .map_or_else(|| "-".into(), |d| format!("{d} vsync")),
         ]);
     }
-    format!("Per layer (app SurfaceFrames; fps and delays from present fences)\n{t}\n\n")
+    format!("Per layer (app SurfaceFrames; fps from present fences)\n{t}\n\n")
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+fn opt1(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+}
+
+/// The "Frame pacing" table: per layer / window, the pacing metrics of its presents under their owners' names
+/// (`analysis::pacing`), then why some are absent.
+fn pacing_section(layers: &[(String, &Pacing)]) -> String {
+    let mut t = table(&[
+        "layer",
+        "presents",
+        "avg_surface_fps",
+        "fps mean/min",
+        "fps var",
+        "1% low",
+        "jank_count",
+        "max_frame_delay",
+        "PerfDog jank/big",
+        "stutter %",
+        "sm mean/min",
+    ]);
+    let mut notes = String::new();
+    for (name, p) in layers {
+        let pair = |a: String, b: String| {
+            if a == "-" {
+                a
+            } else {
+                format!("{a} / {b}")
+            }
+        };
+        t.add_row(vec![
+            label::elide(&label::layer_label(name), 48),
+            p.presented_frames.to_string(),
+            opt(p.avg_surface_fps),
+            pair(opt1(p.fps_mean), opt1(p.fps_min)),
+            opt1(p.fps_variance),
+            opt1(p.fps_1pct_low),
+            opt(p.jank_count),
+            p.max_frame_delay
+                .map_or_else(|| "-".into(), |d| format!("{d} vsync")),
+            pair(opt(p.perfdog_jank), opt(p.perfdog_big_jank)),
+            ms(p.perfdog_stutter_pct),
+            pair(opt1(p.sm), opt(p.sm_min)),
+        ]);
+        for why in &p.pacing_diagnostics {
+            let _ = writeln!(
+                notes,
+                "  {}: {why}",
+                label::elide(&label::layer_label(name), 48)
+            );
+        }
+    }
+    let (period_from, presents_from) = layers
+        .first()
+        .map_or(("", ""), |(_, p)| (p.period_from, p.presents_from));
+    format!(
+        "Frame pacing (from {presents_from}; vsyncs of the period from {period_from}; avg_surface_fps, \
+         jank_count, max_frame_delay: Chromium surface_stats_collector; jank/big/stutter: PerfDog)\n{t}\n{notes}\n"
+    )
 }
 
 fn diagnostics_section(report: &Report) -> String {

@@ -36,7 +36,8 @@ pub mod note {
     pub const FRAME_TIMELINE_BACKED: &str = "dumps that look FrameTimeline-backed (not 127 rows): line 1 may be \
                                              the layer's frame interval rather than the display's vsync period";
     /// A later dump's line 1 differs from the first dump's.
-    pub const PERIOD_CHANGED: &str = "dumps whose refresh period differs from the first dump's (the first is used)";
+    pub const PERIOD_CHANGED: &str =
+        "dumps whose refresh period differs from the first dump's (the first is used)";
 }
 
 /// A `--latency` capture read into one series.
@@ -74,7 +75,10 @@ pub fn looks_like(head: &str) -> bool {
 /// there are more than 3).
 fn fields(line: &[u8]) -> Option<Vec<i64>> {
     let mut out = Vec::with_capacity(3);
-    for field in line.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()) {
+    for field in line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+    {
         if out.len() == 3 {
             return None;
         }
@@ -277,7 +281,11 @@ mod tests {
     }
 
     fn presents(c: &SfLatencyCapture) -> Vec<i64> {
-        c.series.frames.iter().filter_map(|f| f.present_ns).collect()
+        c.series
+            .frames
+            .iter()
+            .filter_map(|f| f.present_ns)
+            .collect()
     }
 
     #[test]
@@ -304,7 +312,8 @@ mod tests {
 
     #[test]
     fn skips_pending_fences_empty_slots_and_bad_lines_with_their_line_numbers() {
-        let text = "16666666\r\n0 0 0\r\n100 200 150\r\n1 9223372036854775807 2\r\n5 0 6\r\nx y z\r\n\
+        let text =
+            "16666666\r\n0 0 0\r\n100 200 150\r\n1 9223372036854775807 2\r\n5 0 6\r\nx y z\r\n\
                     1 2\r\n300\t400\t350\r\n";
         let c = parse(text).unwrap();
         assert_eq!(presents(&c), vec![200, 400]);
@@ -326,7 +335,10 @@ mod tests {
         assert_eq!(c.dumps, 2);
         assert_eq!(c.diagnostics.counts[note::SEEN].lines, vec![6, 7]);
         // Two short dumps without 0 0 0 slots look FrameTimeline-backed.
-        assert_eq!(c.diagnostics.counts[note::FRAME_TIMELINE_BACKED].lines, vec![1, 5]);
+        assert_eq!(
+            c.diagnostics.counts[note::FRAME_TIMELINE_BACKED].lines,
+            vec![1, 5]
+        );
     }
 
     #[test]

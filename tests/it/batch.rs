@@ -137,7 +137,11 @@ fn assert_row_matches(row: &Value, report: &Report) {
         .min_by(|a, b| (b.janky_frames.cmp(&a.janky_frames)).then(a.layer_name.cmp(&b.layer_name)))
         .map(|l| l.layer_name.as_str());
     assert_eq!(row["worst_layer"].as_str(), worst, "{what}");
-    let max_delay = report.layers.iter().filter_map(|l| l.max_frame_delay).max();
+    let max_delay = report
+        .layers
+        .iter()
+        .filter_map(|l| l.pacing.max_frame_delay)
+        .max();
     assert_eq!(row["max_frame_delay"].as_i64(), max_delay, "{what}");
     // Whole-trace percentiles over every app frame, computed here from the frames with Perfetto's rule.
     let ms = |mut v: Vec<f64>| {
@@ -186,7 +190,7 @@ fn triage_of_a_mixed_directory_matches_analyze_and_lists_bad_files() {
     let config = Config::default();
     for (name, golden) in &fleet.good {
         let path = dir.join(name);
-        let report = ftl::analyze_path(&path, &config).unwrap();
+        let report = crate::common::trace_report(&path, &config);
         let row = by_name(name);
         assert_eq!(row["path"], path_str(&path));
         assert_row_matches(row, &report);
@@ -207,7 +211,7 @@ fn triage_of_a_mixed_directory_matches_analyze_and_lists_bad_files() {
     assert!(truncated["truncated_at_byte"].as_u64().is_some());
     assert_row_matches(
         truncated,
-        &ftl::analyze_path(&dir.join("truncated.pftrace"), &config).unwrap(),
+        &crate::common::trace_report(&dir.join("truncated.pftrace"), &config),
     );
     let empty = rows.last().unwrap();
     assert_eq!(empty["trace"], "empty.pftrace", "failed rows come last");
@@ -231,9 +235,9 @@ fn triage_of_a_mixed_directory_matches_analyze_and_lists_bad_files() {
     for (file, reason) in [
         (
             "notes.txt",
-            "not a Perfetto trace: starts with bytes 74 72 61 63",
+            "unknown content: expected a Perfetto trace, `dumpsys SurfaceFlinger --latency` output",
         ),
-        ("random.bin", "not a Perfetto trace: starts with bytes"),
+        ("random.bin", "unknown content: expected a Perfetto trace"),
         ("sub", "directory (use --recursive to descend)"),
     ] {
         let line = format!("{}: {reason}", path_str(&dir.join(file)));
@@ -295,11 +299,12 @@ fn named_files_are_always_analysed_and_fail_as_rows() {
         "{status:?}"
     );
     assert!(
-        status[1].contains("notes.txt: not a Perfetto trace"),
+        status[1].contains("notes.txt: unknown content")
+            && status[1].contains("starts with bytes 74 72 61 63"),
         "{status:?}"
     );
     assert!(
-        status[2].contains("random.bin: not a Perfetto trace"),
+        status[2].contains("random.bin: unknown content"),
         "{status:?}"
     );
     // The same text file found by a (quoted) glob is skipped, not failed; so is a pattern matching nothing.
@@ -323,7 +328,7 @@ fn by_layer_rows_are_the_layer_summaries() {
     let trace = shared().join("traces").join(REAL_TRACES[0].1);
     let (code, rows, stderr) = batch_json(&[path_str(&trace), "--by", "layer", "--sort", "frames"]);
     assert_eq!(code, 0, "{stderr}");
-    let report = ftl::analyze_path(&trace, &Config::default()).unwrap();
+    let report = crate::common::trace_report(&trace, &Config::default());
     assert!(report.layers.len() > 1);
     assert_eq!(rows.len(), report.layers.len());
     for l in &report.layers {
@@ -341,7 +346,7 @@ fn by_layer_rows_are_the_layer_summaries() {
             &l.layer_name,
         );
         close(f(row, "overrun_ms_p99"), l.overrun_ms_p99, &l.layer_name);
-        assert_eq!(row["max_frame_delay"].as_i64(), l.max_frame_delay);
+        assert_eq!(row["max_frame_delay"].as_i64(), l.pacing.max_frame_delay);
     }
     let frames: Vec<u64> = rows.iter().map(|r| r["frames"].as_u64().unwrap()).collect();
     assert!(
@@ -359,9 +364,10 @@ fn by_layer_rows_are_the_layer_summaries() {
 }
 
 /// The documented triage schema: column names in order and polars types.
-const TRIAGE_SCHEMA: [(&str, DataType); 23] = [
+const TRIAGE_SCHEMA: [(&str, DataType); 33] = [
     ("trace", DataType::String),
     ("path", DataType::String),
+    ("source", DataType::String),
     ("device", DataType::String),
     ("refresh_rate_hz", DataType::Float64),
     ("span_ms", DataType::Float64),
@@ -378,6 +384,15 @@ const TRIAGE_SCHEMA: [(&str, DataType); 23] = [
     ("frame_dur_ms_p99", DataType::Float64),
     ("overrun_ms_p99", DataType::Float64),
     ("max_frame_delay", DataType::Int64),
+    ("jank_count", DataType::Int64),
+    ("avg_surface_fps", DataType::Int64),
+    ("fps_mean", DataType::Float64),
+    ("fps_1pct_low", DataType::Float64),
+    ("perfdog_jank", DataType::Int64),
+    ("perfdog_big_jank", DataType::Int64),
+    ("perfdog_stutter_pct", DataType::Float64),
+    ("sm", DataType::Float64),
+    ("gt_sm", DataType::Float64),
     ("agreement_pct", DataType::Float64),
     ("diagnostics_count", DataType::Int64),
     ("truncated_at_byte", DataType::Int64),
@@ -437,7 +452,7 @@ fn parquet_output_is_a_hive_partitioned_fleet() {
         .iter()
         .zip(&traces)
     {
-        let report = ftl::analyze_path(trace, &Config::default()).unwrap();
+        let report = crate::common::trace_report(trace, &Config::default());
         let frames = read_parquet(
             &out.path()
                 .join(format!("frames/trace={name}/part-0.parquet")),
@@ -495,9 +510,7 @@ fn fail_on_gates_regressions() {
         "{stderr}"
     );
     let emulator = shared().join("traces/emulator_a12_cpu_sampling_60hz.pftrace");
-    let layers = ftl::analyze_path(&emulator, &Config::default())
-        .unwrap()
-        .layers;
+    let layers = crate::common::trace_report(&emulator, &Config::default()).layers;
     let janky: u64 = layers.iter().map(|l| l.janky_frames).sum();
     let frames: u64 = layers.iter().map(|l| l.frames).sum();
     let pct = janky as f64 * 100.0 / frames as f64;

@@ -193,7 +193,7 @@ fn table_schemas_do_not_depend_on_the_trace() {
     let traces = shared().join("traces");
     for (_, file) in crate::common::REAL_TRACES {
         let path = traces.join(file);
-        let report = ftl::analyze_path(&path, &Default::default()).expect("analyze");
+        let report = crate::common::trace_report(&path, &Default::default());
         same_types("frames", &report.frames);
         same_types("display_frames", &report.display_frames);
         same_types("processes", &report.processes);

@@ -87,3 +87,12 @@ pub fn random_bytes(mut x: u64, n: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// Loads and analyses a Perfetto trace (the library path of `ftl analyze` on a trace).
+pub fn trace_report(
+    path: &std::path::Path,
+    config: &ftl::analysis::Config,
+) -> ftl::analysis::Report {
+    let trace = ftl::load_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    ftl::analysis::analyze(&trace, &path.display().to_string(), config)
+}

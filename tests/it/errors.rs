@@ -37,7 +37,7 @@ fn text_file_is_not_a_trace() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("notes.txt");
     std::fs::write(&p, "hello, this is not a trace\n").unwrap();
-    assert_clean_failure(&p, "not a Perfetto trace");
+    assert_clean_failure(&p, "unknown content: expected a Perfetto trace");
 }
 
 #[test]

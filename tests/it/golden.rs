@@ -191,11 +191,10 @@ fn gzip_and_compressed_packets_variants_give_identical_output() {
 fn layer_derived_process_names_agree_with_process_tree() {
     use ftl::model::frame::app_from_layer_name;
     let traces = shared().join("traces");
-    let emulator = ftl::analyze_path(
+    let emulator = crate::common::trace_report(
         &traces.join("emulator_a12_cpu_sampling_60hz.pftrace"),
         &Default::default(),
-    )
-    .unwrap();
+    );
     let leashes: Vec<_> = emulator
         .frames
         .iter()
@@ -203,11 +202,10 @@ fn layer_derived_process_names_agree_with_process_tree() {
         .collect();
     assert!(!leashes.is_empty());
     assert!(leashes.iter().all(|f| &*f.process_name == "system_server"));
-    let pixel = ftl::analyze_path(
+    let pixel = crate::common::trace_report(
         &traces.join("pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
         &Default::default(),
-    )
-    .unwrap();
+    );
     let names: Vec<(i32, &str)> = pixel
         .processes
         .iter()

@@ -69,7 +69,7 @@ fn synthetic_pipeline_numbers_are_the_simulated_ones() {
     // 3 gaps of two vsyncs → Chromium jank_count 3, max_frame_delay 2.
     assert_eq!(layer.presented_frames, 117);
     assert_eq!(
-        (layer.jank_count, layer.max_frame_delay),
+        (layer.pacing.jank_count, layer.pacing.max_frame_delay),
         (Some(3), Some(2))
     );
     assert_eq!(r.vsync.period_ns, Some(16_666_667));

@@ -11,7 +11,7 @@ pub mod legend;
 pub mod rate;
 pub mod timeline;
 
-use crate::analysis::Report;
+use crate::analysis::{Analysis, Report};
 use crate::error::{Error, Result};
 use data::{Histogram, LayerBreakdown, Rates, Timeline, Window, WindowSpec, NS_PER_S};
 use image::codecs::png::PngEncoder;
@@ -200,10 +200,22 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
     breakdown::draw(&right, &chart.breakdown)
 }
 
-/// Renders the report picture to `path`: SVG when the name ends in `.svg` (any case), else PNG.
+/// Renders the picture of an analysis to `path`: SVG when the name ends in `.svg` (any case), else PNG.
 ///
 /// Errors: [`Error::Output`] naming `path` (unwritable file, drawing failure).
-pub fn render(report: &Report, path: &Path, options: &ChartOptions) -> Result<()> {
+pub fn render(analysis: &Analysis, path: &Path, options: &ChartOptions) -> Result<()> {
+    match analysis {
+        Analysis::Trace(report) => render_trace(report, path, options),
+        Analysis::Capture(c) => Err(Error::Usage(format!(
+            "{}: pictures of `{}` captures are not drawn yet",
+            c.capture.path,
+            c.source.command()
+        ))),
+    }
+}
+
+/// Renders a trace's timeline picture to `path` (see [`render`]).
+pub fn render_trace(report: &Report, path: &Path, options: &ChartOptions) -> Result<()> {
     let fail = |cause: String| Error::Output {
         path: path.to_path_buf(),
         cause,
@@ -260,7 +272,8 @@ mod tests {
 
     fn synthetic_report() -> Report {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace");
-        crate::analyze_path(&path, &Default::default()).unwrap()
+        let trace = crate::load_path(&path).unwrap();
+        crate::analysis::analyze(&trace, "", &Default::default())
     }
 
     #[test]

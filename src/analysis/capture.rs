@@ -1,0 +1,349 @@
+//! The report of a text capture (`dumpsys SurfaceFlinger --latency`, `dumpsys gfxinfo`, Choreographer logcat):
+//! per layer / window / pid, the pacing numbers of [`super::pacing`] and the source's own analyses (JankTracker,
+//! GT's SM), with the capture's diagnostics; and its frames as rows.
+
+use super::gt::gt_sm;
+use super::janktracker::{recompute, JankTrackerNumbers};
+use super::pacing::{pacing, Pacing};
+use super::Config;
+use crate::model::{CaptureDiagnostics, FrameSeries, Source};
+use crate::sources::gfxinfo::GfxinfoCapture;
+use crate::sources::logcat::ChoreographerLog;
+use crate::sources::sf_latency::SfLatencyCapture;
+use serde::Serialize;
+
+/// Facts about the capture file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureFacts {
+    /// Path as given.
+    pub path: String,
+    /// File size, bytes.
+    pub file_bytes: u64,
+    /// What was run to capture it.
+    pub captured_with: &'static str,
+    /// Dumps in the file (`--latency` refresh-period lines); `None` for other sources.
+    pub dumps: Option<u64>,
+    /// Frame rows read (`--latency` rows, gfxinfo PROFILEDATA rows kept), or log lines read.
+    pub rows: u64,
+    /// logcat `-v` format (`brief`, `time`, `threadtime`); `None` for other sources.
+    pub log_format: Option<String>,
+    /// Earliest present (or log) time, ns on the capture's clock (CLOCK_MONOTONIC for dumpsys).
+    pub first_ts_ns: Option<i64>,
+    /// Latest present (or log) time, ns.
+    pub last_ts_ns: Option<i64>,
+    /// `last_ts_ns − first_ts_ns`, ms.
+    pub span_ms: Option<f64>,
+}
+
+/// One layer (`--latency`), window (gfxinfo) or pid (logcat) of a capture, with its pacing numbers under the
+/// same names as a trace's layers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureLayer {
+    /// Process id, when the source says (gfxinfo `** Graphics info for pid`, logcat's pid column).
+    pub pid: Option<i32>,
+    /// Process name, when the source says.
+    pub process_name: Option<String>,
+    /// The `--latency` layer name or the gfxinfo window name; `None` for a logcat pid.
+    pub layer_name: Option<String>,
+    /// Frames in the series (rows kept); 0 for a logcat pid.
+    pub frames: u64,
+    /// The pacing metrics (present-based ones from the series; `gt_sm*` from Choreographer logs).
+    #[serde(flatten)]
+    pub pacing: Pacing,
+    /// Σ N of Choreographer `Skipped N frames!` lines (logcat only).
+    pub skipped_frames: Option<u64>,
+    /// Number of `Skipped N frames!` lines (logcat only).
+    pub skip_events: Option<u64>,
+    /// Smallest N seen: the log's skip-warning threshold is at most this (logcat only).
+    pub min_skipped_frames: Option<u64>,
+    /// gfxinfo windows: JankTracker `recomputed` from the PROFILEDATA rows, then `as_dumped` (the window's own
+    /// summary, Android 12+), each object saying which it is; empty for other sources.
+    pub jank_tracker: Vec<JankTrackerNumbers>,
+}
+
+/// A gfxinfo process's own summary, as the device printed it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureProcess {
+    /// Process id.
+    pub pid: Option<i32>,
+    /// Process name.
+    pub process_name: Option<String>,
+    /// The process-wide JankTracker numbers, `as_dumped`.
+    pub jank_tracker: Option<JankTrackerNumbers>,
+}
+
+/// What `ftl analyze` reports for a text capture.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureReport {
+    /// The kind of capture.
+    pub source: Source,
+    /// Facts about the file.
+    pub capture: CaptureFacts,
+    /// Per layer / window / pid.
+    pub layers: Vec<CaptureLayer>,
+    /// gfxinfo: per process, the summary as dumped; empty for other sources.
+    pub processes: Vec<CaptureProcess>,
+    /// Skipped and adjusted lines, with their line numbers.
+    pub diagnostics: CaptureDiagnostics,
+    /// The series behind `layers` (for frame rows and charts).
+    #[serde(skip)]
+    pub series: Vec<FrameSeries>,
+}
+
+/// One frame of a capture as a table row (`ftl frames` on a text capture). Times in ns on the capture's clock.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureFrameRow {
+    /// `sf_latency` or `gfxinfo`.
+    pub source: &'static str,
+    /// Process id, if known.
+    pub pid: Option<i32>,
+    /// Process name, if known.
+    pub process_name: Option<String>,
+    /// Layer or window name.
+    pub layer_name: String,
+    /// Expected start (gfxinfo `IntendedVsync`).
+    pub expected_start_ns: Option<i64>,
+    /// Expected end (gfxinfo `FrameDeadline`).
+    pub expected_end_ns: Option<i64>,
+    /// Actual start (gfxinfo `Vsync`).
+    pub actual_start_ns: Option<i64>,
+    /// Actual end (gfxinfo `FrameCompleted`).
+    pub actual_end_ns: Option<i64>,
+    /// Buffer ready (`--latency` frameReadyTime, gfxinfo `GpuCompleted`).
+    pub ready_ns: Option<i64>,
+    /// Desired present (`--latency` desiredPresentTime).
+    pub desired_present_ns: Option<i64>,
+    /// Present (or its stand-in: see the report's `presents_from`).
+    pub present_ns: Option<i64>,
+    /// Present − the previous present of the layer.
+    pub present_interval_ns: Option<i64>,
+}
+
+/// Applies `--process` / `--layer` and `--vsync-period` to a series; `None` if filtered out.
+fn configured(mut series: FrameSeries, config: &Config) -> Option<FrameSeries> {
+    if let Some(p) = &config.process {
+        let by_name = series
+            .process_name
+            .as_deref()
+            .is_some_and(|n| n.contains(p.as_str()));
+        let by_pid = series.pid.is_some_and(|pid| pid.to_string() == *p);
+        if !(by_name || by_pid) {
+            return None;
+        }
+    }
+    if let Some(glob) = &config.layer {
+        if !glob.matches(&series.layer_name) {
+            return None;
+        }
+    }
+    if let Some(period) = config.vsync_period_ns {
+        series.period_ns = Some(period);
+        series.period_from = "given on the command line";
+    }
+    Some(series)
+}
+
+fn layer_of(series: &FrameSeries) -> CaptureLayer {
+    CaptureLayer {
+        pid: series.pid,
+        process_name: series.process_name.clone(),
+        layer_name: Some(series.layer_name.clone()),
+        frames: series.frames.len() as u64,
+        pacing: pacing(series),
+        ..CaptureLayer::default()
+    }
+}
+
+/// First and last present of the series, and the span in ms.
+fn span(series: &[FrameSeries]) -> (Option<i64>, Option<i64>, Option<f64>) {
+    let presents = series
+        .iter()
+        .flat_map(|s| s.frames.iter().filter_map(|f| f.present_ns));
+    let first = presents.clone().min();
+    let last = presents.max();
+    let span_ms = first.zip(last).map(|(a, b)| (b - a) as f64 / 1e6);
+    (first, last, span_ms)
+}
+
+fn facts(source: Source, path: &str, file_bytes: u64, series: &[FrameSeries]) -> CaptureFacts {
+    let (first_ts_ns, last_ts_ns, span_ms) = span(series);
+    CaptureFacts {
+        path: path.to_string(),
+        file_bytes,
+        captured_with: source.command(),
+        first_ts_ns,
+        last_ts_ns,
+        span_ms,
+        ..CaptureFacts::default()
+    }
+}
+
+/// The report of a `--latency` capture: one layer.
+pub fn sf_latency(
+    capture: SfLatencyCapture,
+    path: &str,
+    file_bytes: u64,
+    config: &Config,
+) -> CaptureReport {
+    let series: Vec<FrameSeries> = configured(capture.series, config).into_iter().collect();
+    let mut capture_facts = facts(Source::SfLatency, path, file_bytes, &series);
+    capture_facts.dumps = Some(capture.dumps);
+    capture_facts.rows = capture.rows;
+    CaptureReport {
+        source: Source::SfLatency,
+        capture: capture_facts,
+        layers: series.iter().map(layer_of).collect(),
+        processes: Vec::new(),
+        diagnostics: capture.diagnostics,
+        series,
+    }
+}
+
+/// The report of a gfxinfo capture: one layer per window with PROFILEDATA rows or a summary (JankTracker
+/// recomputed from the rows and as dumped), and each process's own summary as dumped.
+pub fn gfxinfo(
+    capture: GfxinfoCapture,
+    path: &str,
+    file_bytes: u64,
+    config: &Config,
+) -> CaptureReport {
+    let mut layers = Vec::new();
+    let mut series = Vec::new();
+    let mut processes = Vec::new();
+    let mut rows = 0;
+    for p in &capture.processes {
+        let mut kept_any = false;
+        for w in &p.windows {
+            let Some(s) = configured(w.series(p.pid, p.process_name.as_deref()), config) else {
+                continue;
+            };
+            kept_any = true;
+            rows += w.rows.len() as u64;
+            let mut layer = layer_of(&s);
+            if !w.rows.is_empty() {
+                layer.jank_tracker.push(recompute(&w.rows));
+            }
+            layer
+                .jank_tracker
+                .extend(w.summary.as_ref().map(JankTrackerNumbers::from));
+            layers.push(layer);
+            series.push(s);
+        }
+        let process_matches = config.process.as_ref().is_none_or(|want| {
+            p.process_name
+                .as_deref()
+                .is_some_and(|n| n.contains(want.as_str()))
+                || p.pid.is_some_and(|pid| pid.to_string() == *want)
+        });
+        if kept_any || (process_matches && config.layer.is_none()) {
+            processes.push(CaptureProcess {
+                pid: p.pid,
+                process_name: p.process_name.clone(),
+                jank_tracker: p.summary.as_ref().map(JankTrackerNumbers::from),
+            });
+        }
+    }
+    let mut capture_facts = facts(Source::Gfxinfo, path, file_bytes, &series);
+    capture_facts.rows = rows;
+    CaptureReport {
+        source: Source::Gfxinfo,
+        capture: capture_facts,
+        layers,
+        processes,
+        diagnostics: capture.diagnostics,
+        series,
+    }
+}
+
+/// The report of a logcat capture: one entry per pid that logged Choreographer skipped frames, with GT's SM.
+pub fn logcat(
+    log: ChoreographerLog,
+    path: &str,
+    file_bytes: u64,
+    config: &Config,
+) -> CaptureReport {
+    let layers = log
+        .pids
+        .iter()
+        .filter(|p| {
+            config
+                .process
+                .as_ref()
+                .is_none_or(|want| p.pid.to_string() == *want)
+        })
+        .map(|p| {
+            let gt = gt_sm(p, log.first_ts_ns, log.last_ts_ns);
+            CaptureLayer {
+                pid: Some(p.pid),
+                pacing: Pacing {
+                    presents_from: "none (Choreographer logs have no present times)",
+                    period_from: "none",
+                    gt_sm_per_second: (gt.seconds > 0 && !gt.gt_sm_per_second.is_empty())
+                        .then_some(gt.gt_sm_per_second),
+                    gt_sm: gt.gt_sm,
+                    gt_sm_min: gt.gt_sm_min,
+                    ..Pacing::default()
+                },
+                skipped_frames: Some(gt.skipped_frames),
+                skip_events: Some(gt.skip_events),
+                min_skipped_frames: gt.min_skipped_frames,
+                ..CaptureLayer::default()
+            }
+        })
+        .collect();
+    CaptureReport {
+        source: Source::Logcat,
+        capture: CaptureFacts {
+            path: path.to_string(),
+            file_bytes,
+            captured_with: Source::Logcat.command(),
+            dumps: None,
+            rows: log.lines,
+            log_format: Some(
+                serde_json::to_value(log.format)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            ),
+            first_ts_ns: log.first_ts_ns,
+            last_ts_ns: log.last_ts_ns,
+            span_ms: log
+                .first_ts_ns
+                .zip(log.last_ts_ns)
+                .map(|(a, b)| (b - a) as f64 / 1e6),
+        },
+        layers,
+        processes: Vec::new(),
+        diagnostics: log.diagnostics,
+        series: Vec::new(),
+    }
+}
+
+/// Every frame of every series of the report, one row each, with its present interval on its layer.
+pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
+    let mut rows = Vec::new();
+    for s in &report.series {
+        let mut previous: Option<i64> = None;
+        for f in &s.frames {
+            let present_interval_ns = f.present_ns.zip(previous).map(|(p, q)| p - q);
+            if f.present_ns.is_some() {
+                previous = f.present_ns;
+            }
+            rows.push(CaptureFrameRow {
+                source: s.source.name(),
+                pid: s.pid,
+                process_name: s.process_name.clone(),
+                layer_name: s.layer_name.clone(),
+                expected_start_ns: f.expected_start_ns,
+                expected_end_ns: f.expected_end_ns,
+                actual_start_ns: f.actual_start_ns,
+                actual_end_ns: f.actual_end_ns,
+                ready_ns: f.ready_ns,
+                desired_present_ns: f.desired_present_ns,
+                present_ns: f.present_ns,
+                present_interval_ns,
+            });
+        }
+    }
+    rows
+}
