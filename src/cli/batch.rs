@@ -160,7 +160,7 @@ impl Summary {
     fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64();
         let mut line = format!(
-            "{} traces ok, {} failed, {} skipped; {} frames; {secs:.2} s, {:.1} MB/s with {} jobs",
+            "{} inputs ok, {} failed, {} skipped; {} frames; {secs:.2} s, {:.1} MB/s with {} jobs",
             self.ok,
             self.failed,
             self.skipped,
@@ -324,7 +324,7 @@ fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} {wide_bar} {pos}/{len} traces  {msg}  ETA {eta}",
+        "{elapsed_precise} {wide_bar} {pos}/{len} inputs  {msg}  ETA {eta}",
     )
     .unwrap_or_else(|_| ProgressStyle::default_bar());
     ProgressBar::new(total as u64).with_style(style)

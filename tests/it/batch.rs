@@ -250,7 +250,7 @@ fn triage_of_a_mixed_directory_matches_analyze_and_lists_bad_files() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("10 traces ok, 1 failed, 3 skipped"),
+        stderr.contains("10 inputs ok, 1 failed, 3 skipped"),
         "{stderr}"
     );
 }
@@ -275,7 +275,7 @@ fn text_output_ranks_and_summarises() {
     assert!(first < second, "{text}");
     assert!(!text.contains("pixel7pro"), "only the top 2 rows: {text}");
     assert!(
-        text.contains("11 traces ok, 1 failed, 2 skipped; "),
+        text.contains("11 inputs ok, 1 failed, 2 skipped; "),
         "--recursive analyses sub/: {text}"
     );
     assert!(text.contains("MB/s with"), "{text}");
@@ -314,7 +314,7 @@ fn named_files_are_always_analysed_and_fail_as_rows() {
     assert_eq!((code, rows.len()), (0, 0), "{stderr}");
     assert!(stderr.contains("Skipped (2):"), "{stderr}");
     assert!(
-        stderr.contains("notes.txt: not a Perfetto trace"),
+        stderr.contains("notes.txt: unknown content"),
         "{stderr}"
     );
     assert!(
