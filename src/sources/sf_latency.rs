@@ -53,8 +53,9 @@ pub struct SfLatencyCapture {
     pub diagnostics: CaptureDiagnostics,
 }
 
-/// True if the decoded text head looks like `--latency` output: its first meaningful line is one integer and
-/// every following non-empty line of the head (bar the last, possibly cut) is three integers.
+/// True if the decoded text head looks like `--latency` output: its first meaningful line is one integer, and at
+/// least half of the following non-empty lines of the head (up to 200, bar the last, possibly cut) are one or
+/// three integers (a stray line is counted when read, not a reason to refuse the file).
 pub fn looks_like(head: &str) -> bool {
     let mut lines = head
         .lines()
@@ -63,12 +64,17 @@ pub fn looks_like(head: &str) -> bool {
     let first_is_period = lines
         .next()
         .is_some_and(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1));
-    let rest: Vec<&str> = lines.collect();
-    first_is_period
-        && rest
-            .iter()
-            .take(rest.len().saturating_sub(1).max(1))
-            .all(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1 || f.len() == 3))
+    let rest: Vec<&str> = lines.take(201).collect();
+    // The head may end inside its last line: leave that out, unless it is the only one.
+    let sample = match rest.split_last() {
+        Some((_, init)) if !init.is_empty() => init,
+        _ => &rest[..],
+    };
+    let rows = sample
+        .iter()
+        .filter(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1 || f.len() == 3))
+        .count();
+    first_is_period && 2 * rows >= sample.len()
 }
 
 /// Parses a line's whitespace-separated integers (at most 3 kept; `None` if any field is not an integer or
@@ -376,7 +382,9 @@ mod tests {
     #[test]
     fn recognises_its_format() {
         assert!(looks_like("\u{feff}16666666\r\n1 2 3\r\n4 5 6\r\n7 8"));
-        assert!(!looks_like("16666666\nhello world\n1 2 3\n"));
+        assert!(looks_like("16666666\nhello world\n1 2 3\n4 5 6\n"));
+        assert!(!looks_like("42\nhello world\nthis is prose\n"));
+        assert!(looks_like("16666666\n"));
         assert!(!looks_like("1 2 3\n"));
         assert!(!looks_like("** Graphics info for pid 1 [x] **\n"));
     }

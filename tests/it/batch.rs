@@ -313,10 +313,7 @@ fn named_files_are_always_analysed_and_fail_as_rows() {
     let (code, rows, stderr) = batch_json(&[&glob, &nothing]);
     assert_eq!((code, rows.len()), (0, 0), "{stderr}");
     assert!(stderr.contains("Skipped (2):"), "{stderr}");
-    assert!(
-        stderr.contains("notes.txt: unknown content"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("notes.txt: unknown content"), "{stderr}");
     assert!(
         stderr.contains("*.nothing: the pattern matches no file"),
         "{stderr}"

@@ -9,5 +9,6 @@ mod common;
 mod errors;
 mod golden;
 mod peer;
+mod sources;
 mod testdata;
 mod textproto;

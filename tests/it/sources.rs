@@ -1,0 +1,460 @@
+//! Text captures through the commands: the real captures in `../shared/text` give the numbers their owners
+//! printed or asserted, hand-made captures give hand-derived pacing numbers, almost-captures fail cleanly, and a
+//! batch mixes them with traces.
+
+use crate::common::{ftl, ftl_ok, parse_csv, random_bytes, shared, REAL_TRACES};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn text(name: &str) -> PathBuf {
+    shared().join("text").join(name)
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn analyze_json(path: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["analyze", path_str(path), "--format", "json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ftl_ok(&args)).expect("json")
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+/// A `--latency` dump: the period line, then `desired actual ready` rows for the given presents (ns).
+fn latency_dump(period_ns: i64, presents: &[i64]) -> String {
+    let mut s = format!("{period_ns}\n");
+    for p in presents {
+        s.push_str(&format!("{}\t{p}\t{}\n", p - period_ns, p - period_ns / 2));
+    }
+    s
+}
+
+#[test]
+fn catapult_latency_captures_parse_as_chromium_asserts() {
+    // Catapult's ParseFrameData tests: refresh 16.954612 ms, presents 7657482.691352, 7657499.645964,
+    // 7657516.600576 ms; the "unresponsive" warning line is skipped.
+    for (file, warnings) in [
+        ("catapult_sf_latency_3frames.txt", 0),
+        ("catapult_sf_latency_3frames_with_warning.txt", 1),
+    ] {
+        let path = text(file);
+        let report = analyze_json(&path, &[]);
+        assert_eq!(report["source"], "sf_latency");
+        let layer = &report["layers"][0];
+        assert_eq!(layer["refresh_period_ms"].as_f64(), Some(16.954612));
+        assert_eq!(layer["presented_frames"], 3);
+        assert_eq!(
+            layer["layer_name"],
+            file.trim_end_matches(".txt"),
+            "named after the file"
+        );
+        let warned = &report["diagnostics"]["SurfaceFlinger 'unresponsive' warnings skipped"];
+        assert_eq!(warned["count"].as_u64().unwrap_or(0), warnings);
+        let csv = ftl_ok(&["frames", path_str(&path), "--layer-name", "SurfaceView"]);
+        let (header, rows) = parse_csv(&csv);
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let presents: Vec<&str> = rows.iter().map(|r| r[col("present_ns")].as_str()).collect();
+        assert_eq!(
+            presents,
+            ["7657482691352", "7657499645964", "7657516600576"]
+        );
+        assert!(rows.iter().all(|r| r[col("layer_name")] == "SurfaceView"));
+        assert_eq!(rows[0][col("desired_present_ns")], "7657467895508");
+        assert_eq!(rows[0][col("ready_ns")], "7657493499756");
+    }
+}
+
+#[test]
+fn chromium_unit_cases_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = 5_000_000_000i64;
+    // Refresh 0.1 s, presents every 0.1 s for 1 s: avg_surface_fps 10, jank_count 0, max_frame_delay 1, and
+    // 9 frame lengths.
+    let uniform: Vec<i64> = (0..10).map(|i| base + i * 100_000_000).collect();
+    let p = write(dir.path(), "uniform", &latency_dump(100_000_000, &uniform));
+    let layer = analyze_json(&p, &[])["layers"][0].clone();
+    assert_eq!(layer["avg_surface_fps"], 10);
+    assert_eq!(layer["jank_count"], 0);
+    assert_eq!(layer["max_frame_delay"], 1);
+    assert_eq!(layer["frame_lengths"].as_array().unwrap().len(), 9);
+    // 10 presents 1 ms apart: no valid frame lengths, a diagnostic instead of numbers.
+    let dense: Vec<i64> = (0..10).map(|i| base + i * 1_000_000).collect();
+    let p = write(dir.path(), "dense", &latency_dump(100_000_000, &dense));
+    let layer = analyze_json(&p, &[])["layers"][0].clone();
+    assert_eq!(layer["avg_surface_fps"], Value::Null);
+    let notes = layer["pacing_diagnostics"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("No valid frames lengths found.")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn repeated_dumps_are_merged_and_paced_as_derived_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let period = 16_666_667i64;
+    // 3 s at 60 Hz with two stalls: after present 100 one of 6 vsyncs (100 ms, PerfDog Jank), after present 140
+    // one of 9 vsyncs (150 ms, BigJank). Polled as three overlapping dumps of ≤ 127 rows, as a collector does.
+    let mut presents = Vec::new();
+    let mut t = 10_000_000_000i64;
+    for i in 0..180 {
+        t += match i {
+            101 => 6 * period,
+            141 => 9 * period,
+            _ => period,
+        };
+        presents.push(t);
+    }
+    let dumps = [&presents[0..127], &presents[60..150], &presents[120..180]];
+    let body: String = dumps.iter().map(|d| latency_dump(period, d)).collect();
+    let p = write(dir.path(), "polled.txt", &body);
+    let report = analyze_json(&p, &[]);
+    assert_eq!(report["capture"]["dumps"], 3);
+    let layer = &report["layers"][0];
+    assert_eq!(layer["presented_frames"], 180, "each frame once");
+    let seen = &report["diagnostics"]["frames already seen in an earlier dump (counted once)"];
+    assert_eq!(seen["count"], (127 - 60) + (150 - 120));
+    // Intervals 1,…,1,6,1,…,1,9,1,… vsyncs: the rises of 5 and 8 are janks; the longest frame is 9 vsyncs.
+    assert_eq!(layer["jank_count"], 2);
+    assert_eq!(layer["max_frame_delay"], 9);
+    // PerfDog: 100 ms > 2 × 16.7 and > 83.3 ms (Jank); 150 ms > 125 ms (Jank and BigJank).
+    assert_eq!(layer["perfdog_jank"], 2);
+    assert_eq!(layer["perfdog_big_jank"], 1);
+    let span = (presents[179] - presents[0]) as f64;
+    let stutter = (15 * period) as f64 * 100.0 / span;
+    assert!((layer["perfdog_stutter_pct"].as_f64().unwrap() - stutter).abs() < 1e-9);
+    // avg_surface_fps: 179 intervals over the span, Python-rounded.
+    let fps = (179.0 / (span / 1e9)).round_ties_even();
+    assert_eq!(layer["avg_surface_fps"].as_f64(), Some(fps));
+    // sm: desired = actual − 1 period on every row → each frame 1 vsync late: 60 − 60 = 0 in a full second.
+    let sm = layer["sm_per_second"].as_array().unwrap();
+    assert!(!sm.is_empty());
+    assert_eq!(sm[0], 60 - 60);
+}
+
+#[test]
+fn real_gfxinfo_capture_gives_the_numbers_the_device_printed() {
+    let report = analyze_json(&text("linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt"), &[]);
+    assert_eq!(report["source"], "gfxinfo");
+    let process = &report["processes"][0];
+    assert_eq!(process["pid"], 13893);
+    assert_eq!(process["process_name"], "com.tencent.mobileqq");
+    let dumped = &process["jank_tracker"];
+    assert_eq!(dumped["numbers"], "as_dumped");
+    assert_eq!(dumped["total_frames"], 188);
+    assert_eq!(dumped["janky_frames"], 25);
+    assert_eq!(dumped["janky_pct"], 13.3);
+    assert_eq!(dumped["janky_frames_legacy"], 35);
+    let p: Vec<u64> = ["p50", "p90", "p95", "p99"]
+        .iter()
+        .map(|q| dumped[format!("frame_time_ms_{q}")].as_u64().unwrap())
+        .collect();
+    assert_eq!(p, [8, 42, 73, 550]);
+    let layers = report["layers"].as_array().unwrap();
+    let splash = layers
+        .iter()
+        .find(|l| {
+            l["layer_name"]
+                .as_str()
+                .unwrap()
+                .ends_with("Alias5SplashActivity")
+        })
+        .expect("the splash window");
+    assert_eq!(splash["frames"], 120, "the 120-row PROFILEDATA block");
+    assert_eq!(splash["presents_from"], "DisplayPresentTime");
+    assert_eq!(splash["period_from"], "FrameInterval");
+    let period = splash["refresh_period_ms"].as_f64().unwrap();
+    assert!(
+        (16.0..17.0).contains(&period),
+        "swapped labels read by value: {period}"
+    );
+    let jt = splash["jank_tracker"].as_array().unwrap();
+    assert_eq!(jt[0]["numbers"], "recomputed");
+    assert_eq!(jt[1]["numbers"], "as_dumped");
+    // Recomputed over the ≤ 120 rows it has: never more than the device counted since its reset, bucket by
+    // bucket.
+    let (re, du) = (&jt[0], &jt[1]);
+    assert!(re["total_frames"].as_u64() <= du["total_frames"].as_u64());
+    assert!(re["janky_frames"].as_u64() <= du["janky_frames"].as_u64());
+    let hist = |v: &Value| -> Vec<(u64, u64)> {
+        v["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap()))
+            .collect()
+    };
+    let (rh, dh) = (hist(re), hist(du));
+    assert_eq!(rh.len(), dh.len(), "gfxinfo's own buckets");
+    for (r, d) in rh.iter().zip(&dh) {
+        assert_eq!(r.0, d.0);
+        assert!(r.1 <= d.1, "bucket {} ms: {} > {}", r.0, r.1, d.1);
+    }
+    assert_eq!(re["frame_time_ms_p50"], du["frame_time_ms_p50"]);
+    assert_eq!(
+        re["high_input_latency_count"],
+        Value::Null,
+        "not recomputable"
+    );
+    // The empty Toast window: 0 frames, percentiles printed as 4950 ms.
+    let toast = layers
+        .iter()
+        .find(|l| l["layer_name"] == "Toast")
+        .expect("Toast");
+    assert_eq!(toast["jank_tracker"][0]["total_frames"], 0);
+    assert_eq!(toast["jank_tracker"][0]["frame_time_ms_p50"], 4950);
+}
+
+/// Choreographer lines in the three logcat formats, with other tags around them.
+fn logcat(format: &str) -> String {
+    let line = |t: &str, pid: u32, tag: &str, msg: &str| match format {
+        "brief" => format!("I/{tag}( {pid}): {msg}\n"),
+        "time" => format!("11-23 {t} I/{tag}( {pid}): {msg}\n"),
+        _ => format!("11-23 {t}  {pid}  {} I {tag}: {msg}\n", pid + 7),
+    };
+    let skipped = |n: u32| {
+        format!(
+            "Skipped {n} frames!  The application may be doing too much work on its main thread."
+        )
+    };
+    [
+        "--------- beginning of main\n".to_string(),
+        line("10:00:00.000", 42, "ActivityManager", "Start proc"),
+        line("10:00:00.500", 4242, "Choreographer", &skipped(31)),
+        line("10:00:02.200", 4242, "Choreographer", &skipped(130)),
+        line("10:00:03.100", 777, "Choreographer", &skipped(45)),
+        line("10:00:04.900", 42, "ActivityManager", "Displayed"),
+    ]
+    .concat()
+}
+
+#[test]
+fn gt_sm_from_choreographer_lines_in_every_logcat_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["time", "threadtime"] {
+        let p = write(dir.path(), &format!("{format}.log"), &logcat(format));
+        let report = analyze_json(&p, &[]);
+        assert_eq!(report["source"], "logcat");
+        assert_eq!(report["capture"]["log_format"], format);
+        let pids = report["layers"].as_array().unwrap();
+        assert_eq!(pids.len(), 2);
+        let app = pids.iter().find(|l| l["pid"] == 4242).unwrap();
+        // Ticks from 10:00:00.000 to 10:00:04.900: 31 skipped → 29; nothing → 60; 130 → GT sets the two previous
+        // ticks to 0 and records 130 % 60 = 10; then 60, 60 (the last, partial tick included).
+        assert_eq!(
+            app["gt_sm_per_second"],
+            serde_json::json!([0, 0, 10, 60, 60])
+        );
+        assert_eq!(app["gt_sm"].as_f64(), Some(26.0));
+        assert_eq!(app["skipped_frames"], 161);
+        assert_eq!(app["min_skipped_frames"], 31);
+        let other = pids.iter().find(|l| l["pid"] == 777).unwrap();
+        assert_eq!(
+            other["gt_sm_per_second"],
+            serde_json::json!([60, 60, 60, 15, 60])
+        );
+        let shown = ftl_ok(&["analyze", path_str(&p)]);
+        assert!(shown.contains("GT SM"), "{shown}");
+        assert!(shown.contains("debug.choreographer.skipwarning"), "{shown}");
+    }
+    // brief has no timestamps: totals, no per-second values.
+    let p = write(dir.path(), "brief.log", &logcat("brief"));
+    let report = analyze_json(&p, &[]);
+    let app = report["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["pid"] == 4242)
+        .unwrap()
+        .clone();
+    assert_eq!(app["skipped_frames"], 161);
+    assert_eq!(app["gt_sm"], Value::Null);
+}
+
+/// Runs `ftl analyze` on `path`, asserting a clean one-line failure naming the file and containing `cause`.
+fn assert_fails(path: &Path, cause: &str) {
+    let out = ftl(&["analyze", path_str(path)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(path_str(path)), "names the file: {stderr}");
+    assert!(stderr.contains(cause), "says '{cause}': {stderr}");
+}
+
+#[test]
+fn almost_captures_fail_cleanly_or_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert_fails(
+        &write(d, "zero", "0\n1 2 3\n4 5 6\n"),
+        "line 1: refresh period 0 ns is not a plausible vsync period",
+    );
+    assert_fails(
+        &write(d, "absurd", "16666666000\n1 2 3\n4 5 6\n"),
+        "line 1: refresh period 16666666000 ns",
+    );
+    assert_fails(&write(d, "layerless", "16666666\n\n"), "matched no layer");
+    assert_fails(
+        &write(
+            d,
+            "headless",
+            "** Graphics info for pid 7 [com.x] **\n\nProfile data in ms:\n\n\tcom.x/com.x.A/android.view.ViewRootImpl@1 (visibility=0)\n---PROFILEDATA---\nFlags,Vsync,SyncStart,FrameCompleted,\n0,1,2,3,\n---PROFILEDATA---\n",
+        ),
+        "IntendedVsync",
+    );
+    assert_fails(&write(d, "empty", ""), "empty file");
+    let binary = d.join("binary");
+    std::fs::write(&binary, random_bytes(7, 4096)).unwrap();
+    let out = ftl(&["analyze", path_str(&binary)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    // Recoverable: non-numeric rows, backwards rows, pending fences are counted with their lines.
+    let p = write(
+        d,
+        "odd",
+        "16666666\n1 100000000 1\nnot a row\n1 50000000 1\n1 9223372036854775807 1\n1 200000000 1\n1 300000000 1\n",
+    );
+    let report = analyze_json(&p, &[]);
+    let diag = &report["diagnostics"];
+    assert_eq!(
+        diag["lines that are not three integers skipped"]["lines"],
+        serde_json::json!([3])
+    );
+    assert_eq!(
+        diag["rows going backwards in time inside one dump skipped"]["lines"],
+        serde_json::json!([4])
+    );
+    assert_eq!(
+        diag["rows with a pending present fence (INT64_MAX) skipped"]["lines"],
+        serde_json::json!([5])
+    );
+    assert_eq!(report["layers"][0]["presented_frames"], 3);
+    let shown = ftl_ok(&["analyze", path_str(&p)]);
+    assert!(shown.contains("(line 4)"), "{shown}");
+    // A capture has no FrameTimeline slices: said in one line.
+    let out = ftl(&["slices", path_str(&p), "--timeline", "actual"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no FrameTimeline slices"));
+}
+
+#[test]
+fn readers_never_panic_on_garbage() {
+    use ftl::sources::{gfxinfo, logcat, sf_latency};
+    let path = Path::new("garbage");
+    for seed in 1..40u64 {
+        let raw = random_bytes(seed, 2000);
+        // Text-like garbage: the characters the formats are made of.
+        let alphabet = b"0123456789 ,\t\n-:.()/IEW*[]Skipped frames!PROFILEDATA";
+        let texty: Vec<u8> = raw
+            .iter()
+            .map(|b| alphabet[*b as usize % alphabet.len()])
+            .collect();
+        for bytes in [&raw, &texty] {
+            let _ = sf_latency::read(bytes.as_slice(), path, "g");
+            let _ = gfxinfo::read(bytes.as_slice(), path, &gfxinfo::Options::default());
+            let _ = logcat::read(bytes.as_slice(), path);
+            let head = String::from_utf8_lossy(bytes);
+            let _ = (
+                sf_latency::looks_like(&head),
+                gfxinfo::looks_like(&head),
+                logcat::looks_like(&head),
+            );
+        }
+    }
+}
+
+#[test]
+fn batch_mixes_traces_and_captures_and_gates_on_pacing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (_, file) in REAL_TRACES {
+        std::fs::copy(shared().join("traces").join(file), d.join(file)).unwrap();
+    }
+    for file in [
+        "catapult_sf_latency_3frames.txt",
+        "linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt",
+    ] {
+        std::fs::copy(text(file), d.join(file)).unwrap();
+    }
+    write(d, "app.log", &logcat("threadtime"));
+    write(d, "broken_latency.txt", "0\n1 2 3\n4 5 6\n");
+    std::fs::write(d.join("noise.bin"), random_bytes(3, 1000)).unwrap();
+    let out = ftl(&["batch", path_str(d), "--format", "json", "-q"]);
+    assert_eq!(out.status.code(), Some(1), "a bad input: exit 1");
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let source = |name: &str| -> Value {
+        rows.iter()
+            .find(|r| r["trace"] == name)
+            .unwrap_or_else(|| panic!("{name} in {rows:#?}"))["source"]
+            .clone()
+    };
+    for (_, file) in REAL_TRACES {
+        assert_eq!(source(file), "perfetto");
+    }
+    assert_eq!(source("catapult_sf_latency_3frames.txt"), "sf_latency");
+    assert_eq!(
+        source("linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt"),
+        "gfxinfo"
+    );
+    assert_eq!(source("app.log"), "logcat");
+    let broken = rows
+        .iter()
+        .find(|r| r["trace"] == "broken_latency.txt")
+        .unwrap();
+    assert!(broken["status"]
+        .as_str()
+        .unwrap()
+        .contains("line 1: refresh period 0 ns"));
+    assert_eq!(rows.len(), 7, "one row per input, the broken one included");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("noise.bin: unknown content"), "{stderr}");
+    // The gfxinfo row's pacing numbers are those `ftl analyze` gives its window.
+    let gfx = rows.iter().find(|r| r["source"] == "gfxinfo").unwrap();
+    let analyzed = analyze_json(
+        &d.join("linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt"),
+        &[],
+    );
+    let window = &analyzed["layers"][0];
+    for column in [
+        "perfdog_big_jank",
+        "perfdog_jank",
+        "avg_surface_fps",
+        "max_frame_delay",
+    ] {
+        assert_eq!(gfx[column], window[column], "{column}");
+    }
+    assert_eq!(
+        rows.iter().find(|r| r["source"] == "logcat").unwrap()["gt_sm"],
+        26.0
+    );
+    // A CI gate on a PerfDog number: the QQ splash has BigJanks.
+    let good: Vec<String> = [
+        "linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt",
+        "catapult_sf_latency_3frames.txt",
+    ]
+    .iter()
+    .map(|f| d.join(f).display().to_string())
+    .collect();
+    let out = ftl(&[
+        "batch",
+        &good[0],
+        &good[1],
+        "--fail-on",
+        "perfdog_big_jank>0",
+        "-q",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("perfdog_big_jank>0"), "{stderr}");
+    assert!(stderr.contains("linkadb_qq"), "{stderr}");
+}
