@@ -10,8 +10,12 @@
 //! gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o /dev/null` under
 //! `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each.
 //!
+//! Then a ≥ 100 MB `dumpsys SurfaceFlinger --latency` capture (real rows repeated with shifted timestamps,
+//! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
+//! dumps and every pacing metric), beside the same read baseline.
+//!
 //! Run: `cargo bench --bench throughput` (targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on
-//! a 1 GiB FrameTimeline-sparse trace).
+//! a 1 GiB FrameTimeline-sparse trace, ≥ 300 MB/s on the `--latency` capture).
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -85,6 +89,25 @@ fn main() {
             surface_frames(ftl, &path),
         );
     }
+    let path = common::latency_replica(100_000_000);
+    let bytes = std::fs::metadata(&path).expect("stat input").len() as f64;
+    let baseline = best_of(|| read_all(&path, false));
+    let mut peak_rss_mb: f64 = 0.0;
+    let analyze = best_of(|| {
+        let (elapsed, rss_mb) = common::run_ftl(&["analyze", "-o", "/dev/null"], &path);
+        peak_rss_mb = peak_rss_mb.max(rss_mb);
+        elapsed
+    });
+    println!(
+        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13.1} {:>9}",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        bytes / MB,
+        bytes / MB / baseline.as_secs_f64(),
+        bytes / MB / analyze.as_secs_f64(),
+        baseline.as_secs_f64() / analyze.as_secs_f64(),
+        peak_rss_mb,
+        "-",
+    );
 }
 
 fn best_of(mut run: impl FnMut() -> Duration) -> Duration {

@@ -86,18 +86,33 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
                     .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned())
             });
             let read = sources::sf_latency::read(input::open_text(path)?, path, &name)?;
-            Analysis::Capture(capture::sf_latency(read, &shown, file_bytes(), config))
+            Analysis::Capture(Box::new(capture::sf_latency(
+                read,
+                &shown,
+                file_bytes(),
+                config,
+            )))
         }
         model::Source::Gfxinfo => {
             let options = sources::gfxinfo::Options {
                 drop_flagged_rows: config.gfxinfo_drop_flagged_rows,
             };
             let read = sources::gfxinfo::read(input::open_text(path)?, path, &options)?;
-            Analysis::Capture(capture::gfxinfo(read, &shown, file_bytes(), config))
+            Analysis::Capture(Box::new(capture::gfxinfo(
+                read,
+                &shown,
+                file_bytes(),
+                config,
+            )))
         }
         model::Source::Logcat => {
             let read = sources::logcat::read(input::open_text(path)?, path)?;
-            Analysis::Capture(capture::logcat(read, &shown, file_bytes(), config))
+            Analysis::Capture(Box::new(capture::logcat(
+                read,
+                &shown,
+                file_bytes(),
+                config,
+            )))
         }
     })
 }

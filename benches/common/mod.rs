@@ -90,3 +90,60 @@ pub fn replica(source: &Path, min_bytes: u64, gzip: bool) -> PathBuf {
     std::fs::rename(&tmp, &path).expect("rename bench trace");
     path
 }
+
+/// A `dumpsys SurfaceFlinger --latency` capture of at least `min_bytes` under `target/bench-data/`: the real rows
+/// of `../shared/text/catapult_sf_latency_3frames.txt` repeated with timestamps shifted by their span, polled as
+/// back-to-back dumps of 127 rows each (the period line before each), as a collector polling for hours writes.
+/// Reused when present.
+pub fn latency_replica(min_bytes: u64) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/text/catapult_sf_latency_3frames.txt");
+    let text = std::fs::read_to_string(&source).expect("read the real --latency capture");
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let period: i64 = lines
+        .next()
+        .expect("period line")
+        .trim()
+        .parse()
+        .expect("period");
+    let rows: Vec<[i64; 3]> = lines
+        .map(|l| {
+            let v: Vec<i64> = l
+                .split_whitespace()
+                .map(|f| f.parse().expect("integer"))
+                .collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    let span = rows.last().expect("rows")[1] - rows[0][1] + period;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).expect("create target/bench-data");
+    let path = dir.join(format!("sf_latency_{}MB.txt", min_bytes / 1_000_000));
+    if path.exists() {
+        return path;
+    }
+    eprintln!("building {} ...", path.display());
+    let tmp = path.with_extension("partial");
+    let mut out = BufWriter::new(File::create(&tmp).expect("create bench capture"));
+    let (mut written, mut row) = (0u64, 0i64);
+    while written < min_bytes {
+        let mut dump = format!("{period}\n");
+        for _ in 0..127 {
+            let r = rows[(row % rows.len() as i64) as usize];
+            let shift = (row / rows.len() as i64) * span;
+            dump.push_str(&format!(
+                "{}\t{}\t{}\n",
+                r[0] + shift,
+                r[1] + shift,
+                r[2] + shift
+            ));
+            row += 1;
+        }
+        out.write_all(dump.as_bytes()).expect("write bench capture");
+        written += dump.len() as u64;
+    }
+    out.flush().expect("flush bench capture");
+    drop(out);
+    std::fs::rename(&tmp, &path).expect("rename bench capture");
+    path
+}

@@ -154,26 +154,22 @@ fn layer_of(series: &FrameSeries) -> CaptureLayer {
     }
 }
 
-/// First and last present of the series, and the span in ms.
-fn span(series: &[FrameSeries]) -> (Option<i64>, Option<i64>, Option<f64>) {
-    let presents = series
+/// Facts of a capture whose frames are `layers`: the span from the first to the last present of any layer.
+fn facts(source: Source, path: &str, file_bytes: u64, layers: &[CaptureLayer]) -> CaptureFacts {
+    let first_ts_ns = layers
         .iter()
-        .flat_map(|s| s.frames.iter().filter_map(|f| f.present_ns));
-    let first = presents.clone().min();
-    let last = presents.max();
-    let span_ms = first.zip(last).map(|(a, b)| (b - a) as f64 / 1e6);
-    (first, last, span_ms)
-}
-
-fn facts(source: Source, path: &str, file_bytes: u64, series: &[FrameSeries]) -> CaptureFacts {
-    let (first_ts_ns, last_ts_ns, span_ms) = span(series);
+        .filter_map(|l| l.pacing.first_present_ns)
+        .min();
+    let last_ts_ns = layers.iter().filter_map(|l| l.pacing.last_present_ns).max();
     CaptureFacts {
         path: path.to_string(),
         file_bytes,
         captured_with: source.command(),
         first_ts_ns,
         last_ts_ns,
-        span_ms,
+        span_ms: first_ts_ns
+            .zip(last_ts_ns)
+            .map(|(a, b)| (b - a) as f64 / 1e6),
         ..CaptureFacts::default()
     }
 }
@@ -186,13 +182,14 @@ pub fn sf_latency(
     config: &Config,
 ) -> CaptureReport {
     let series: Vec<FrameSeries> = configured(capture.series, config).into_iter().collect();
-    let mut capture_facts = facts(Source::SfLatency, path, file_bytes, &series);
+    let layers: Vec<CaptureLayer> = series.iter().map(layer_of).collect();
+    let mut capture_facts = facts(Source::SfLatency, path, file_bytes, &layers);
     capture_facts.dumps = Some(capture.dumps);
     capture_facts.rows = capture.rows;
     CaptureReport {
         source: Source::SfLatency,
         capture: capture_facts,
-        layers: series.iter().map(layer_of).collect(),
+        layers,
         processes: Vec::new(),
         diagnostics: capture.diagnostics,
         series,
@@ -243,7 +240,7 @@ pub fn gfxinfo(
             });
         }
     }
-    let mut capture_facts = facts(Source::Gfxinfo, path, file_bytes, &series);
+    let mut capture_facts = facts(Source::Gfxinfo, path, file_bytes, &layers);
     capture_facts.rows = rows;
     CaptureReport {
         source: Source::Gfxinfo,
@@ -324,7 +321,7 @@ pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
     let mut rows = Vec::new();
     for s in &report.series {
         let mut previous: Option<i64> = None;
-        for f in &s.frames {
+        for f in s.frames.iter() {
             let present_interval_ns = f.present_ns.zip(previous).map(|(p, q)| p - q);
             if f.present_ns.is_some() {
                 previous = f.present_ns;

@@ -111,7 +111,7 @@ pub enum Analysis {
     /// A Perfetto trace with FrameTimeline.
     Trace(Box<Report>),
     /// A `--latency`, gfxinfo or logcat capture.
-    Capture(capture::CaptureReport),
+    Capture(Box<capture::CaptureReport>),
 }
 
 impl Analysis {

@@ -42,30 +42,34 @@ pub fn surface_stats(presents_ns: &[i64], period_ns: i64) -> Result<SurfaceStats
         return Err(EMPTY_DATA);
     }
     let refresh_period = period_ns as f64 / 1e9;
-    let timestamps: Vec<f64> = presents_ns.iter().map(|&t| t as f64 / 1e9).collect();
-    let deltas = |data: &[f64]| -> Vec<f64> { data.windows(2).map(|w| w[1] - w[0]).collect() };
-    let frame_lengths: Vec<f64> = deltas(&timestamps)
-        .into_iter()
+    let seconds_of = |t: i64| t as f64 / 1e9;
+    // Kept deltas (seconds) in a single pass; Python's `d / refresh_period >= 0.5` filter.
+    let frame_lengths: Vec<f64> = presents_ns
+        .windows(2)
+        .map(|w| seconds_of(w[1]) - seconds_of(w[0]))
         .filter(|d| d / refresh_period >= MIN_NORMALIZED_FRAME_LENGTH)
         .collect();
-    let mut frame_count = timestamps.len();
+    let mut frame_count = presents_ns.len();
     if frame_lengths.len() < frame_count - 1 {
         frame_count = frame_lengths.len() + 1;
     }
     if frame_lengths.is_empty() {
         return Err(NO_LENGTHS);
     }
-    let (first, last) = match (timestamps.first(), timestamps.last()) {
-        (Some(f), Some(l)) => (*f, *l),
+    let (first, last) = match (presents_ns.first(), presents_ns.last()) {
+        (Some(f), Some(l)) => (seconds_of(*f), seconds_of(*l)),
         _ => return Err(EMPTY_DATA),
     };
     let seconds = last - first;
-    let normalized: Vec<f64> = frame_lengths.iter().map(|d| d / refresh_period).collect();
-    let jank_count = deltas(&frame_lengths)
-        .into_iter()
-        .map(|change| f64::round_ties_even(change / refresh_period).max(0.0))
+    let jank_count = frame_lengths
+        .windows(2)
+        .map(|w| f64::round_ties_even((w[1] - w[0]) / refresh_period).max(0.0))
         .filter(|j| *j > 0.0 && *j < PAUSE_THRESHOLD)
         .count() as u64;
+    let mut normalized = frame_lengths;
+    for d in &mut normalized {
+        *d /= refresh_period;
+    }
     let max_frame_delay = normalized.iter().copied().fold(f64::MIN, f64::max);
     Ok(SurfaceStats {
         avg_surface_fps: f64::round_ties_even((frame_count - 1) as f64 / seconds) as i64,
@@ -99,16 +103,14 @@ pub struct PerfDog {
 /// exact in integer ns: `T > 2 × mean(a, b, c)` is `3T > 2(a + b + c)`, `T > 2000/24 ms` is `24T > 2 × 10⁹`.
 pub fn perfdog(presents_ns: &[i64]) -> Option<PerfDog> {
     let (first, last) = (presents_ns.first()?, presents_ns.last()?);
-    if presents_ns.len() < 2 || last <= first {
+    if last <= first {
         return None;
     }
-    let t: Vec<i128> = presents_ns
-        .windows(2)
-        .map(|w| i128::from(w[1] - w[0]))
-        .collect();
     let (mut jank, mut big_jank, mut jank_ns) = (0u64, 0u64, 0i128);
-    for w in t.windows(4) {
-        let (previous, ti) = (w[0] + w[1] + w[2], w[3]);
+    // Five presents give the four intervals of one test: three before, and the one tested.
+    for w in presents_ns.windows(5) {
+        let previous = i128::from(w[3] - w[0]);
+        let ti = i128::from(w[4] - w[3]);
         if 3 * ti <= 2 * previous {
             continue;
         }
@@ -150,17 +152,27 @@ pub fn fps_per_second(presents_ns: &[i64]) -> Vec<u64> {
     counts
 }
 
-/// GameBench's "low FPS": 1000 / mean of the worst ⌈`fraction` × n⌉ frame times (ms), at least one frame.
-/// `None` without frame times.
-pub fn low_fps(presents_ns: &[i64], fraction: f64) -> Option<f64> {
+/// GameBench's "low FPS" for each of `fractions` (descending, e.g. `[0.01, 0.001]`): 1000 / mean of the worst
+/// ⌈`fraction` × n⌉ frame times (ms), at least one frame; `None` without frame times. One partial selection
+/// (O(n)), not a sort: a capture may hold millions of frames.
+pub fn low_fps<const N: usize>(presents_ns: &[i64], fractions: [f64; N]) -> [Option<f64>; N] {
     let mut times: Vec<i64> = presents_ns.windows(2).map(|w| w[1] - w[0]).collect();
-    if times.is_empty() {
-        return None;
+    let mut out = [None; N];
+    let n = times.len();
+    let mut worst: &mut [i64] = &mut times;
+    for (fraction, low) in fractions.iter().zip(out.iter_mut()) {
+        if n == 0 {
+            break;
+        }
+        let k = ((fraction * n as f64).ceil() as usize).clamp(1, n);
+        if k < worst.len() {
+            worst.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        }
+        worst = worst.get_mut(..k).unwrap_or_default();
+        let mean_ns = worst.iter().sum::<i64>() as f64 / k as f64;
+        *low = (mean_ns > 0.0).then(|| 1e9 / mean_ns);
     }
-    times.sort_unstable_by(|a, b| b.cmp(a));
-    let worst = ((fraction * times.len() as f64).ceil() as usize).clamp(1, times.len());
-    let mean_ns = times.iter().take(worst).sum::<i64>() as f64 / worst as f64;
-    (mean_ns > 0.0).then(|| 1e9 / mean_ns)
+    out
 }
 
 /// The present-based smoothness per one-second window (frame-sources.md §4, ftl's definition): each presented
@@ -169,17 +181,18 @@ pub fn low_fps(presents_ns: &[i64], fraction: f64) -> Option<f64> {
 /// [`fps_per_second`]. `frames` are `(desired_present_ns, present_ns)`; `None` when no frame has a desired
 /// present or the period is unknown.
 pub fn sm_per_second(
-    frames: &[(i64, i64)],
+    frames: impl IntoIterator<Item = (i64, i64)>,
     presents_ns: &[i64],
     period_ns: i64,
 ) -> Option<Vec<i64>> {
-    if frames.is_empty() || period_ns <= 0 {
+    let mut frames = frames.into_iter().peekable();
+    if frames.peek().is_none() || period_ns <= 0 {
         return None;
     }
     let t0 = *presents_ns.first()?;
     let rate = (SECOND_NS as f64 / period_ns as f64).round() as i64;
     let mut missed = vec![0i64; whole_seconds(presents_ns)];
-    for &(desired, present) in frames {
+    for (desired, present) in frames {
         let late = (present - desired).max(0);
         let vsyncs = (late + period_ns / 2) / period_ns;
         if present >= t0 {
@@ -199,6 +212,10 @@ pub struct Pacing {
     pub presented_frames: u64,
     /// Which time the presents are (`present fence`, `DisplayPresentTime`, `FrameCompleted (...)`).
     pub presents_from: &'static str,
+    /// First present, ns on the source's clock.
+    pub first_present_ns: Option<i64>,
+    /// Last present, ns.
+    pub last_present_ns: Option<i64>,
     /// Refresh period the frame lengths are normalised by, ms.
     pub refresh_period_ms: Option<f64>,
     /// Where the refresh period came from.
@@ -272,6 +289,8 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
     let mut p = Pacing {
         presented_frames: presents.len() as u64,
         presents_from: series.presents_from,
+        first_present_ns: presents.first().copied(),
+        last_present_ns: presents.last().copied(),
         refresh_period_ms: series.period_ns.map(|n| n as f64 / 1e6),
         period_from: series.period_from,
         ..Pacing::default()
@@ -338,14 +357,8 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
     p.fps_variance = p
         .fps_mean
         .map(|m| fps.iter().map(|f| (f - m) * (f - m)).sum::<f64>() / fps.len() as f64);
-    p.fps_1pct_low = low_fps(&presents, 0.01);
-    p.fps_0_1pct_low = low_fps(&presents, 0.001);
-    let desired: Vec<(i64, i64)> = series
-        .frames
-        .iter()
-        .filter_map(|f| Some((f.desired_present_ns?, f.present_ns?)))
-        .collect();
-    p.sm_per_second = sm_per_second(&desired, &presents, period);
+    [p.fps_1pct_low, p.fps_0_1pct_low] = low_fps(&presents, [0.01, 0.001]);
+    p.sm_per_second = sm_per_second(series.frames.desired_and_present(), &presents, period);
     if let Some(sm) = &p.sm_per_second {
         let values: Vec<f64> = sm.iter().map(|&v| v as f64).collect();
         p.sm = mean(&values);
@@ -499,12 +512,12 @@ mod tests {
             let step = if i == 50 { 50 * ms } else { 10 * ms };
             t.push(t[t.len() - 1] + step);
         }
-        assert_eq!(low_fps(&t, 0.01), Some(20.0));
         // 0.1 % of 100 rounds up to one frame as well.
-        assert_eq!(low_fps(&t, 0.001), Some(20.0));
+        assert_eq!(low_fps(&t, [0.01, 0.001]), [Some(20.0), Some(20.0)]);
         // 2 % → mean of 50 and 10 → 1000 / 30.
-        assert!((low_fps(&t, 0.02).unwrap() - 1000.0 / 30.0).abs() < 1e-9);
-        assert_eq!(low_fps(&[1], 0.01), None);
+        let [two] = low_fps(&t, [0.02]);
+        assert!((two.unwrap() - 1000.0 / 30.0).abs() < 1e-9);
+        assert_eq!(low_fps(&[1], [0.01]), [None]);
     }
 
     #[test]
@@ -514,15 +527,15 @@ mod tests {
         // Second 0: one frame 2 vsyncs late, one 0.4 vsync late (rounds to 0), one early; second 1: idle.
         let frames = [(0, 2 * p), (100, 100 + 2 * p / 5), (s / 2, s / 2 - 5)];
         let presents = [0, 100 + 2 * p / 5, 2 * p, s / 2 - 5, 2 * s + 1];
-        let sm = sm_per_second(&frames, &presents, p).unwrap();
+        let sm = sm_per_second(frames, &presents, p).unwrap();
         assert_eq!(sm, vec![58, 60]);
         // Floored at 0: 100 vsyncs late, presented in second 1.
         let late = [(0, 100 * p)];
         assert_eq!(
-            sm_per_second(&late, &[0, 100 * p, 2 * s], p),
+            sm_per_second(late, &[0, 100 * p, 2 * s], p),
             Some(vec![60, 0])
         );
-        assert_eq!(sm_per_second(&[], &presents, p), None);
+        assert_eq!(sm_per_second([], &presents, p), None);
     }
 
     #[test]

@@ -12,4 +12,4 @@ pub use frame::{
 pub use jank::JankTag;
 pub use shared::SharedStr;
 pub mod series;
-pub use series::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
+pub use series::{CaptureDiagnostics, FrameSeries, SeriesFrame, SeriesFrames, Source};

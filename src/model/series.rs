@@ -62,6 +62,122 @@ pub struct SeriesFrame {
     pub present_ns: Option<i64>,
 }
 
+/// The times of a frame in [`SeriesFrames`]' column order.
+const TIMES: usize = 7;
+/// How [`SeriesFrames`] marks a frame without a time in a column it stores (not a time any source writes).
+const ABSENT: i64 = i64::MIN;
+
+impl SeriesFrame {
+    fn times(&self) -> [Option<i64>; TIMES] {
+        [
+            self.expected_start_ns,
+            self.expected_end_ns,
+            self.actual_start_ns,
+            self.actual_end_ns,
+            self.ready_ns,
+            self.desired_present_ns,
+            self.present_ns,
+        ]
+    }
+
+    fn from_times(t: [Option<i64>; TIMES]) -> SeriesFrame {
+        let [expected_start_ns, expected_end_ns, actual_start_ns, actual_end_ns, ready_ns, desired_present_ns, present_ns] =
+            t;
+        SeriesFrame {
+            expected_start_ns,
+            expected_end_ns,
+            actual_start_ns,
+            actual_end_ns,
+            ready_ns,
+            desired_present_ns,
+            present_ns,
+        }
+    }
+}
+
+/// The frames of a series, in order, stored by column: a kind of time no frame has takes no memory, so a
+/// `--latency` frame (3 times) costs 24 bytes instead of a [`SeriesFrame`]'s 112 — a capture of millions of
+/// frames stays small. Rows go in with [`SeriesFrames::push`] and come out as [`SeriesFrame`]s. `i64::MIN` is not a
+/// time: pushed, it reads back as `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeriesFrames {
+    len: usize,
+    /// Per kind of time (`SeriesFrame` field order): empty while no frame has it, else one value per frame.
+    columns: [Vec<i64>; TIMES],
+}
+
+impl SeriesFrames {
+    /// Appends a frame.
+    #[inline]
+    pub fn push(&mut self, frame: SeriesFrame) {
+        for (column, time) in self.columns.iter_mut().zip(frame.times()) {
+            match time {
+                Some(t) => {
+                    if column.is_empty() && self.len > 0 {
+                        column.resize(self.len, ABSENT);
+                    }
+                    column.push(t);
+                }
+                None if !column.is_empty() => column.push(ABSENT),
+                None => {}
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Number of frames.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True without frames.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Frame `i`, if there is one.
+    pub fn get(&self, i: usize) -> Option<SeriesFrame> {
+        (i < self.len).then(|| {
+            let mut times = [None; TIMES];
+            for (time, column) in times.iter_mut().zip(&self.columns) {
+                *time = column.get(i).copied().filter(|t| *t != ABSENT);
+            }
+            SeriesFrame::from_times(times)
+        })
+    }
+
+    /// `(desired_present_ns, present_ns)` of the frames that have both, in order (read from the two columns).
+    pub fn desired_and_present(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let column = |i: usize| self.columns.get(i).map_or(&[][..], Vec::as_slice);
+        column(TIMES - 2)
+            .iter()
+            .zip(column(TIMES - 1))
+            .filter(|(d, p)| **d != ABSENT && **p != ABSENT)
+            .map(|(d, p)| (*d, *p))
+    }
+
+    /// The frames in order.
+    pub fn iter(&self) -> impl Iterator<Item = SeriesFrame> + '_ {
+        (0..self.len).filter_map(|i| self.get(i))
+    }
+}
+
+impl FromIterator<SeriesFrame> for SeriesFrames {
+    fn from_iter<I: IntoIterator<Item = SeriesFrame>>(iter: I) -> Self {
+        let mut frames = SeriesFrames::default();
+        for f in iter {
+            frames.push(f);
+        }
+        frames
+    }
+}
+
+impl Serialize for SeriesFrames {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// The frames of one layer (or gfxinfo window) from one capture, in capture order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FrameSeries {
@@ -81,13 +197,18 @@ pub struct FrameSeries {
     /// times in this capture)`.
     pub presents_from: &'static str,
     /// The frames.
-    pub frames: Vec<SeriesFrame>,
+    pub frames: SeriesFrames,
 }
 
 impl FrameSeries {
     /// Distinct present times of the series, ascending, ns.
     pub fn presents(&self) -> Vec<i64> {
-        let mut p: Vec<i64> = self.frames.iter().filter_map(|f| f.present_ns).collect();
+        let presents = self
+            .frames
+            .columns
+            .get(TIMES - 1)
+            .map_or(&[][..], Vec::as_slice);
+        let mut p: Vec<i64> = presents.iter().copied().filter(|t| *t != ABSENT).collect();
         p.sort_unstable();
         p.dedup();
         p
@@ -150,10 +271,55 @@ mod tests {
             ..Default::default()
         };
         let s = FrameSeries {
-            frames: vec![f(Some(30)), f(None), f(Some(10)), f(Some(30))],
+            frames: [f(Some(30)), f(None), f(Some(10)), f(Some(30))]
+                .into_iter()
+                .collect(),
             ..Default::default()
         };
         assert_eq!(s.presents(), vec![10, 30]);
+    }
+
+    #[test]
+    fn frames_store_only_the_times_they_have_and_give_back_what_went_in() {
+        let rows = [
+            SeriesFrame {
+                present_ns: Some(5),
+                ..Default::default()
+            },
+            SeriesFrame {
+                ready_ns: Some(0),
+                present_ns: Some(-7),
+                ..Default::default()
+            },
+            SeriesFrame::default(),
+            SeriesFrame {
+                expected_start_ns: Some(1),
+                expected_end_ns: Some(2),
+                actual_start_ns: Some(3),
+                actual_end_ns: Some(4),
+                ready_ns: Some(5),
+                desired_present_ns: Some(6),
+                present_ns: Some(7),
+            },
+        ];
+        let frames: SeriesFrames = rows.into_iter().collect();
+        assert_eq!(frames.len(), 4);
+        assert_eq!(frames.iter().collect::<Vec<_>>(), rows);
+        assert_eq!(frames.get(4), None);
+        assert_eq!(frames.desired_and_present().collect::<Vec<_>>(), [(6, 7)]);
+        let stored: Vec<usize> = frames.columns.iter().map(Vec::len).collect();
+        assert_eq!(stored, [4, 4, 4, 4, 4, 4, 4]);
+        let sparse: SeriesFrames = rows[..3].iter().copied().collect();
+        let stored: Vec<usize> = sparse.columns.iter().map(Vec::len).collect();
+        assert_eq!(
+            stored,
+            [0, 0, 0, 0, 3, 0, 3],
+            "only ready and present are stored"
+        );
+        assert_eq!(
+            serde_json::to_value(&sparse).unwrap()[1]["ready_ns"],
+            serde_json::json!(0)
+        );
     }
 
     #[test]

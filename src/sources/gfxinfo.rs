@@ -869,9 +869,9 @@ mod tests {
             (Some(16_000_000), "FrameInterval")
         );
         assert_eq!(s.presents_from, "DisplayPresentTime");
-        assert_eq!(s.frames[2].present_ns, None);
+        assert_eq!(s.frames.get(2).unwrap().present_ns, None);
         assert_eq!(
-            s.frames[1].expected_end_ns,
+            s.frames.get(1).unwrap().expected_end_ns,
             Some(1_000_000_000_000 + 32_000_000)
         );
         assert_eq!(cap.series().len(), 1);
@@ -973,8 +973,8 @@ mod tests {
             s.presents_from,
             "FrameCompleted (no present times in this capture)"
         );
-        assert_eq!(s.frames[0].present_ns, Some(100_012_000_000));
-        assert_eq!(s.frames[0].expected_end_ns, None);
+        assert_eq!(s.frames.get(0).unwrap().present_ns, Some(100_012_000_000));
+        assert_eq!(s.frames.get(0).unwrap().expected_end_ns, None);
     }
 
     #[test]

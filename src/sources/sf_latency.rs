@@ -2,7 +2,7 @@
 //! one [`FrameSeries`] (format: `shared/docs/frame-sources.md` §1; AOSP `FrameTracker::dumpStats`).
 
 use crate::error::{Error, Result};
-use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
+use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, SeriesFrames, Source};
 use serde::Serialize;
 use std::io::BufRead;
 use std::path::Path;
@@ -63,7 +63,7 @@ pub fn looks_like(head: &str) -> bool {
         .filter(|l| !l.is_empty() && !l.starts_with(UNRESPONSIVE));
     let first_is_period = lines
         .next()
-        .is_some_and(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1));
+        .is_some_and(|l| fields(l.as_bytes()).is_some_and(|(_, n)| n == 1));
     let rest: Vec<&str> = lines.take(201).collect();
     // The head may end inside its last line: leave that out, unless it is the only one.
     let sample = match rest.split_last() {
@@ -72,45 +72,49 @@ pub fn looks_like(head: &str) -> bool {
     };
     let rows = sample
         .iter()
-        .filter(|l| fields(l.as_bytes()).is_some_and(|f| f.len() == 1 || f.len() == 3))
+        .filter(|l| fields(l.as_bytes()).is_some_and(|(_, n)| n == 1 || n == 3))
         .count();
     first_is_period && 2 * rows >= sample.len()
 }
 
-/// Parses a line's whitespace-separated integers (at most 3 kept; `None` if any field is not an integer or
-/// there are more than 3).
-fn fields(line: &[u8]) -> Option<Vec<i64>> {
-    let mut out = Vec::with_capacity(3);
-    for field in line
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|f| !f.is_empty())
-    {
-        if out.len() == 3 {
+/// The whitespace-separated integers of a line: up to three values and how many there were; `None` if a field
+/// is not a decimal integer (optional sign), overflows i64, or there are more than three. One pass over the
+/// bytes, digits summed as they come: this is the inner loop of a capture of millions of rows.
+fn fields(line: &[u8]) -> Option<([i64; 3], usize)> {
+    let mut values = [0i64; 3];
+    let mut count = 0;
+    let mut bytes = line.iter().copied().peekable();
+    while let Some(&b) = bytes.peek() {
+        if b.is_ascii_whitespace() {
+            bytes.next();
+            continue;
+        }
+        let negative = b == b'-';
+        if negative || b == b'+' {
+            bytes.next();
+        }
+        // Up to 18 digits cannot overflow an i64: summed unchecked; a 19th (INT64_MAX has 19) is checked.
+        let (mut v, mut digits) = (0i64, 0u32);
+        while let Some(d) = bytes
+            .peek()
+            .map(|b| b.wrapping_sub(b'0'))
+            .filter(|d| *d <= 9)
+        {
+            v = if digits < 18 {
+                v * 10 + i64::from(d)
+            } else {
+                v.checked_mul(10)?.checked_add(i64::from(d))?
+            };
+            digits += 1;
+            bytes.next();
+        }
+        if digits == 0 || bytes.peek().is_some_and(|b| !b.is_ascii_whitespace()) {
             return None;
         }
-        out.push(parse_i64(field)?);
+        *values.get_mut(count)? = if negative { -v } else { v };
+        count += 1;
     }
-    Some(out)
-}
-
-/// A decimal integer with an optional sign; `None` on anything else or overflow.
-fn parse_i64(field: &[u8]) -> Option<i64> {
-    let (negative, digits) = match field.split_first()? {
-        (b'-', rest) => (true, rest),
-        (b'+', rest) => (false, rest),
-        _ => (false, field),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
-    }
-    Some(if negative { -v } else { v })
+    Some((values, count))
 }
 
 /// The dump being read.
@@ -140,7 +144,7 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
     };
     let mut capture = SfLatencyCapture::default();
     let d = &mut capture.diagnostics;
-    let mut frames: Vec<SeriesFrame> = Vec::new();
+    let mut frames = SeriesFrames::default();
     let mut period: Option<i64> = None;
     let mut dump: Option<Dump> = None;
     let mut last_kept: Option<i64> = None;
@@ -178,9 +182,9 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
             }
             continue;
         };
-        match values.as_slice() {
-            [p] => {
-                if !PERIOD_RANGE_NS.contains(p) {
+        match values {
+            ([p, ..], 1) => {
+                if !PERIOD_RANGE_NS.contains(&p) {
                     return Err(fail(
                         line_no,
                         format!(
@@ -190,8 +194,8 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
                     ));
                 }
                 match period {
-                    None => period = Some(*p),
-                    Some(first) if first != *p => d.note(note::PERIOD_CHANGED, line_no),
+                    None => period = Some(p),
+                    Some(first) if first != p => d.note(note::PERIOD_CHANGED, line_no),
                     Some(_) => {}
                 }
                 close(dump.take(), d);
@@ -201,7 +205,7 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
                     ..Dump::default()
                 });
             }
-            [desired, actual, ready] => {
+            ([desired, actual, ready], 3) => {
                 let Some(current) = dump.as_mut() else {
                     return Err(fail(
                         line_no,
@@ -212,34 +216,34 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
                 };
                 capture.rows += 1;
                 current.rows += 1;
-                if *desired == 0 && *actual == 0 && *ready == 0 {
+                if desired == 0 && actual == 0 && ready == 0 {
                     current.empty_slots = true;
                     d.note(note::EMPTY_SLOT, line_no);
                     continue;
                 }
-                if *actual == PENDING_FENCE {
+                if actual == PENDING_FENCE {
                     d.note(note::PENDING, line_no);
                     continue;
                 }
-                if *actual == 0 {
+                if actual == 0 {
                     d.note(note::NO_PRESENT, line_no);
                     continue;
                 }
-                if current.last_present.is_some_and(|last| *actual <= last) {
+                if current.last_present.is_some_and(|last| actual <= last) {
                     d.note(note::BACKWARDS, line_no);
                     continue;
                 }
-                current.last_present = Some(*actual);
-                if last_kept.is_some_and(|last| *actual <= last) {
+                current.last_present = Some(actual);
+                if last_kept.is_some_and(|last| actual <= last) {
                     d.note(note::SEEN, line_no);
                     continue;
                 }
-                last_kept = Some(*actual);
+                last_kept = Some(actual);
                 let known = |t: i64| (t != 0 && t != PENDING_FENCE).then_some(t);
                 frames.push(SeriesFrame {
-                    desired_present_ns: known(*desired),
-                    present_ns: Some(*actual),
-                    ready_ns: known(*ready),
+                    desired_present_ns: known(desired),
+                    present_ns: Some(actual),
+                    ready_ns: known(ready),
                     ..SeriesFrame::default()
                 });
             }
@@ -310,8 +314,9 @@ mod tests {
                 presents(&c),
                 vec![7657482691352, 7657499645964, 7657516600576]
             );
-            assert_eq!(c.series.frames[0].desired_present_ns, Some(7657467895508));
-            assert_eq!(c.series.frames[0].ready_ns, Some(7657493499756));
+            let first = c.series.frames.get(0).unwrap();
+            assert_eq!(first.desired_present_ns, Some(7657467895508));
+            assert_eq!(first.ready_ns, Some(7657493499756));
         }
         assert!(looks_like(rows));
     }
