@@ -14,8 +14,12 @@
 //! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
 //! dumps and every pacing metric), beside the same read baseline.
 //!
-//! Run: `cargo bench --bench throughput` (targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on
-//! a 1 GiB FrameTimeline-sparse trace, ≥ 300 MB/s on the `--latency` capture).
+//! For the capture, a `parse` row also times the reader alone in this process (`input::open_text` +
+//! `sources::sf_latency::read`, best of three).
+//!
+//! Run: `cargo bench --bench throughput [-- NAME]` (NAME keeps only the inputs whose file name contains it, e.g.
+//! `latency`; targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on a 1 GiB
+//! FrameTimeline-sparse trace, ≥ 300 MB/s parsing the `--latency` capture).
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -59,11 +63,17 @@ const INPUTS: [Input; 4] = [
 
 fn main() {
     let ftl = env!("CARGO_BIN_EXE_ftl");
+    // `cargo bench` passes `--bench`; any other argument is a name filter.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     println!(
         "{:<58} {:>8} {:>14} {:>12} {:>7} {:>13} {:>9}",
         "input", "MB", "baseline MB/s", "ftl MB/s", "ratio", "peak RSS MB", "frames"
     );
-    for input in &INPUTS {
+    for input in INPUTS.iter().filter(|i| wanted(i.source)) {
         let path = common::replica(
             &common::real_trace(input.source),
             input.min_bytes,
@@ -89,8 +99,18 @@ fn main() {
             surface_frames(ftl, &path),
         );
     }
+    if !wanted("sf_latency") {
+        return;
+    }
     let path = common::latency_replica(100_000_000);
     let bytes = std::fs::metadata(&path).expect("stat input").len() as f64;
+    let parse = best_of(|| {
+        let start = Instant::now();
+        let reader = ftl::input::open_text(&path).expect("open capture");
+        let capture = ftl::sources::sf_latency::read(reader, &path, "bench").expect("read capture");
+        assert!(capture.series.frames.len() > 1_000_000);
+        start.elapsed()
+    });
     let baseline = best_of(|| read_all(&path, false));
     let mut peak_rss_mb: f64 = 0.0;
     let analyze = best_of(|| {
@@ -106,6 +126,16 @@ fn main() {
         bytes / MB / analyze.as_secs_f64(),
         baseline.as_secs_f64() / analyze.as_secs_f64(),
         peak_rss_mb,
+        "-",
+    );
+    println!(
+        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13} {:>9}",
+        "  parse (reader only, in process)",
+        bytes / MB,
+        bytes / MB / baseline.as_secs_f64(),
+        bytes / MB / parse.as_secs_f64(),
+        baseline.as_secs_f64() / parse.as_secs_f64(),
+        "-",
         "-",
     );
 }

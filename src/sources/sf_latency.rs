@@ -13,6 +13,8 @@ const PENDING_FENCE: i64 = i64::MAX;
 const FRAME_TRACKER_ROWS: u64 = 127;
 /// Plausible refresh periods (line 1), ns: 1 ms (1000 Hz) to 1 s.
 const PERIOD_RANGE_NS: std::ops::RangeInclusive<i64> = 1_000_000..=1_000_000_000;
+/// Longest line kept, bytes (a row is under 70).
+const MAX_LINE_BYTES: usize = 4096;
 /// The warning line older SurfaceFlinger prints before a dump when its lock is busy (Catapult skips it).
 const UNRESPONSIVE: &str = "SurfaceFlinger appears to be unresponsive";
 
@@ -130,117 +132,90 @@ struct Dump {
     last_present: Option<i64>,
 }
 
-/// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument,
-/// or the file name).
-///
-/// Errors ([`Error::Capture`], naming the line): no refresh-period line, a refresh period outside 1 ms – 1 s,
-/// frame rows before any refresh-period line, and dumps holding only the refresh period (the layer name
-/// matched no layer). Skipped rows are counted in the diagnostics with their lines (see [`note`]).
-pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<SfLatencyCapture> {
-    let fail = |line: u64, cause: String| Error::Capture {
-        path: path.to_path_buf(),
-        line,
-        cause,
-    };
-    let mut capture = SfLatencyCapture::default();
-    let d = &mut capture.diagnostics;
-    let mut frames = SeriesFrames::default();
-    let mut period: Option<i64> = None;
-    let mut dump: Option<Dump> = None;
-    let mut last_kept: Option<i64> = None;
-    let mut buf = Vec::with_capacity(128);
-    let mut line_no = 0u64;
-    let close = |dump: Option<Dump>, d: &mut CaptureDiagnostics| {
-        if let Some(done) = dump {
+/// The state of a capture being read, line by line.
+#[derive(Default)]
+struct Reader {
+    capture: SfLatencyCapture,
+    frames: SeriesFrames,
+    period: Option<i64>,
+    dump: Option<Dump>,
+    /// Actual present of the last frame kept (Chromium's `last_timestamp`).
+    last_kept: Option<i64>,
+}
+
+impl Reader {
+    /// Ends the current dump, flagging it if it looks answered from FrameTimeline.
+    fn close_dump(&mut self) {
+        if let Some(done) = self.dump.take() {
             if done.rows != FRAME_TRACKER_ROWS && !done.empty_slots && done.rows > 0 {
-                d.note(note::FRAME_TIMELINE_BACKED, done.line);
+                self.capture
+                    .diagnostics
+                    .note(note::FRAME_TIMELINE_BACKED, done.line);
             }
         }
-    };
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| fail(line_no + 1, format!("cannot read: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        let mut line = buf.as_slice();
-        if line_no == 1 {
-            line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
-        }
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            continue;
-        }
+    }
+
+    /// Reads line `line_no` (trimmed, not empty); an unusable capture is `Err(cause)`.
+    fn line(&mut self, line_no: u64, line: &[u8]) -> std::result::Result<(), String> {
+        let d = &mut self.capture.diagnostics;
         let Some(values) = fields(line) else {
             if line.starts_with(UNRESPONSIVE.as_bytes()) {
                 d.note(note::UNRESPONSIVE, line_no);
             } else {
                 d.note(note::NOT_A_ROW, line_no);
             }
-            continue;
+            return Ok(());
         };
         match values {
             ([p, ..], 1) => {
                 if !PERIOD_RANGE_NS.contains(&p) {
-                    return Err(fail(
-                        line_no,
-                        format!(
-                            "refresh period {p} ns is not a plausible vsync period (expected 1 ms to 1 s in ns, \
-                             e.g. 16666666 at 60 Hz): not `dumpsys SurfaceFlinger --latency` output"
-                        ),
+                    return Err(format!(
+                        "refresh period {p} ns is not a plausible vsync period (expected 1 ms to 1 s in ns, e.g. \
+                         16666666 at 60 Hz): not `dumpsys SurfaceFlinger --latency` output"
                     ));
                 }
-                match period {
-                    None => period = Some(p),
+                match self.period {
+                    None => self.period = Some(p),
                     Some(first) if first != p => d.note(note::PERIOD_CHANGED, line_no),
                     Some(_) => {}
                 }
-                close(dump.take(), d);
-                capture.dumps += 1;
-                dump = Some(Dump {
+                self.close_dump();
+                self.capture.dumps += 1;
+                self.dump = Some(Dump {
                     line: line_no,
                     ..Dump::default()
                 });
             }
             ([desired, actual, ready], 3) => {
-                let Some(current) = dump.as_mut() else {
-                    return Err(fail(
-                        line_no,
-                        "a frame row before any refresh-period line: a `--latency` dump starts with the \
-                         refresh period in ns on a line of its own"
-                            .into(),
-                    ));
+                let Some(current) = self.dump.as_mut() else {
+                    return Err("a frame row before any refresh-period line: a `--latency` dump starts with the \
+                                refresh period in ns on a line of its own"
+                        .into());
                 };
-                capture.rows += 1;
+                self.capture.rows += 1;
                 current.rows += 1;
-                if desired == 0 && actual == 0 && ready == 0 {
+                let skipped = if desired == 0 && actual == 0 && ready == 0 {
                     current.empty_slots = true;
-                    d.note(note::EMPTY_SLOT, line_no);
-                    continue;
+                    Some(note::EMPTY_SLOT)
+                } else if actual == PENDING_FENCE {
+                    Some(note::PENDING)
+                } else if actual == 0 {
+                    Some(note::NO_PRESENT)
+                } else if current.last_present.is_some_and(|last| actual <= last) {
+                    Some(note::BACKWARDS)
+                } else {
+                    current.last_present = Some(actual);
+                    self.last_kept
+                        .is_some_and(|last| actual <= last)
+                        .then_some(note::SEEN)
+                };
+                if let Some(why) = skipped {
+                    d.note(why, line_no);
+                    return Ok(());
                 }
-                if actual == PENDING_FENCE {
-                    d.note(note::PENDING, line_no);
-                    continue;
-                }
-                if actual == 0 {
-                    d.note(note::NO_PRESENT, line_no);
-                    continue;
-                }
-                if current.last_present.is_some_and(|last| actual <= last) {
-                    d.note(note::BACKWARDS, line_no);
-                    continue;
-                }
-                current.last_present = Some(actual);
-                if last_kept.is_some_and(|last| actual <= last) {
-                    d.note(note::SEEN, line_no);
-                    continue;
-                }
-                last_kept = Some(actual);
+                self.last_kept = Some(actual);
                 let known = |t: i64| (t != 0 && t != PENDING_FENCE).then_some(t);
-                frames.push(SeriesFrame {
+                self.frames.push(SeriesFrame {
                     desired_present_ns: known(desired),
                     present_ns: Some(actual),
                     ready_ns: known(ready),
@@ -249,8 +224,90 @@ pub fn read<R: BufRead>(mut reader: R, path: &Path, layer_name: &str) -> Result<
             }
             _ => d.note(note::NOT_A_ROW, line_no),
         }
+        Ok(())
     }
-    close(dump.take(), d);
+}
+
+/// Appends `bytes` to the line being carried over, up to [`MAX_LINE_BYTES`] in all: a line longer than any row is
+/// not a row either way, and a file without line ends cannot fill memory.
+fn keep(carry: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_LINE_BYTES.saturating_sub(carry.len());
+    carry.extend_from_slice(bytes.get(..room).unwrap_or(bytes));
+}
+
+/// Calls `f(line_no, line)` for every non-empty line of `reader` (1-based numbers; line ends, surrounding ASCII
+/// whitespace and a leading BOM removed), parsing in place in the reader's buffer: only a line that straddles
+/// two buffer fills is copied (its first [`MAX_LINE_BYTES`]). Stops at the first `Err`, returned with its line
+/// number.
+fn for_each_line<R: BufRead>(
+    mut reader: R,
+    mut f: impl FnMut(u64, &[u8]) -> std::result::Result<(), String>,
+) -> std::result::Result<(), (u64, String)> {
+    let mut line_no = 0u64;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut handle = |line: &[u8], line_no: &mut u64| {
+        *line_no += 1;
+        let line = if *line_no == 1 {
+            line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
+        } else {
+            line
+        };
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            return Ok(());
+        }
+        f(*line_no, line).map_err(|cause| (*line_no, cause))
+    };
+    loop {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| (line_no + 1, format!("cannot read: {e}")))?;
+        if chunk.is_empty() {
+            if !carry.is_empty() {
+                handle(&carry, &mut line_no)?;
+            }
+            return Ok(());
+        }
+        let filled = chunk.len();
+        let mut rest = chunk;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let (line, tail) = rest.split_at(end);
+            if carry.is_empty() {
+                handle(line.get(..MAX_LINE_BYTES).unwrap_or(line), &mut line_no)?;
+            } else {
+                keep(&mut carry, line);
+                handle(&carry, &mut line_no)?;
+                carry.clear();
+            }
+            rest = tail.get(1..).unwrap_or_default();
+        }
+        keep(&mut carry, rest);
+        reader.consume(filled);
+    }
+}
+
+/// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument,
+/// or the file name).
+///
+/// Errors ([`Error::Capture`], naming the line): no refresh-period line, a refresh period outside 1 ms – 1 s,
+/// frame rows before any refresh-period line, and dumps holding only the refresh period (the layer name
+/// matched no layer). Skipped rows are counted in the diagnostics with their lines (see [`note`]).
+pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLatencyCapture> {
+    let fail = |line: u64, cause: String| Error::Capture {
+        path: path.to_path_buf(),
+        line,
+        cause,
+    };
+    let mut state = Reader::default();
+    for_each_line(reader, |line_no, line| state.line(line_no, line))
+        .map_err(|(line, cause)| fail(line, cause))?;
+    state.close_dump();
+    let Reader {
+        mut capture,
+        frames,
+        period,
+        ..
+    } = state;
     let Some(period) = period else {
         return Err(fail(
             0,
@@ -382,6 +439,53 @@ mod tests {
         assert!(err("16666666\n\n").contains("matched no layer"));
         assert!(err("").contains("no refresh-period line"));
         assert!(err("hello\nworld\n").contains("cap.txt: no refresh-period line"));
+    }
+
+    #[test]
+    fn lines_straddling_buffer_fills_read_as_whole_lines() {
+        let text = "\u{feff}16666666\r\n1 100 1\n\n  2 200 2  \r\n3 300 3";
+        for capacity in [1, 2, 5, 7, 64] {
+            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let c = read(reader, Path::new("cap.txt"), "L").unwrap();
+            assert_eq!(
+                presents(&c),
+                vec![100, 200, 300],
+                "buffer of {capacity} bytes"
+            );
+        }
+        let mut seen = Vec::new();
+        let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
+        for_each_line(reader, |n, l| {
+            seen.push((n, String::from_utf8_lossy(l).into_owned()));
+            Ok(())
+        })
+        .unwrap();
+        let want = [
+            (1, "16666666"),
+            (2, "1 100 1"),
+            (4, "2 200 2"),
+            (5, "3 300 3"),
+        ];
+        let want: Vec<(u64, String)> = want.iter().map(|(n, l)| (*n, l.to_string())).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn an_endless_line_is_cut_not_kept_whole() {
+        let mut text = String::from("16666666\n1 100 1\n");
+        text.push_str(&"7".repeat(1 << 20));
+        text.push_str("\n2 200 2\n");
+        let reader = std::io::BufReader::with_capacity(4096, text.as_bytes());
+        let mut longest = 0;
+        for_each_line(reader, |_, l| {
+            longest = longest.max(l.len());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(longest, MAX_LINE_BYTES);
+        let c = parse(&text).unwrap();
+        assert_eq!(presents(&c), vec![100, 200]);
+        assert_eq!(c.diagnostics.counts[note::NOT_A_ROW].lines, vec![3]);
     }
 
     #[test]
