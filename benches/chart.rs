@@ -84,7 +84,7 @@ fn main() {
                 ..ChartOptions::default()
             };
             let (render, ()) =
-                best_of(|| chart::render(&report, &out, &options).expect("render chart"));
+                best_of(|| chart::render_trace(&report, &out, &options).expect("render chart"));
             println!(
                 "{:<58} {:>7.1} {:>9} {:>7.0}ms {:>8.0} {:>11} {:>7.0}ms",
                 path.file_name().unwrap_or_default().to_string_lossy(),
