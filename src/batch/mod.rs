@@ -207,7 +207,7 @@ pub struct BatchResult {
 
 /// Analyses `jobs` in parallel on a local pool of `options.jobs` threads, each trace streamed by
 /// [`crate::load_path`]. Per trace, on its worker: `sink(job, report)` (e.g. write its frames) while the
-/// [`Report`] is alive, then the report is dropped and only its rows are kept, then `progress(outcome)`. A
+/// [`Analysis`] is alive, then the report is dropped and only its rows are kept, then `progress(outcome)`. A
 /// trace that fails to load, or whose sink fails, becomes a failed row and never stops the batch. Once `stop` is
 /// set no new trace is started. Peak memory ≈ `jobs` × one trace's model and report. Errors: the thread pool
 /// cannot be built.
