@@ -8,7 +8,7 @@ use super::pacing::{pacing, Pacing};
 use super::Config;
 use crate::model::{CaptureDiagnostics, FrameSeries, Source};
 use crate::sources::gfxinfo::GfxinfoCapture;
-use crate::sources::logcat::ChoreographerLog;
+use crate::sources::logcat::{ChoreographerLog, SkipEvent};
 use crate::sources::sf_latency::SfLatencyCapture;
 use serde::Serialize;
 
@@ -59,6 +59,10 @@ pub struct CaptureLayer {
     /// gfxinfo windows: JankTracker `recomputed` from the PROFILEDATA rows, then `as_dumped` (the window's own
     /// summary, Android 12+), each object saying which it is; empty for other sources.
     pub jank_tracker: Vec<JankTrackerNumbers>,
+    /// logcat: the `Skipped N frames!` lines behind `skipped_frames`, in file order (for charts); empty for other
+    /// sources.
+    #[serde(skip)]
+    pub skips: Vec<SkipEvent>,
 }
 
 /// A gfxinfo process's own summary, as the device printed it.
@@ -284,6 +288,7 @@ pub fn logcat(
                 skipped_frames: Some(gt.skipped_frames),
                 skip_events: Some(gt.skip_events),
                 min_skipped_frames: gt.min_skipped_frames,
+                skips: p.events.clone(),
                 ..CaptureLayer::default()
             }
         })

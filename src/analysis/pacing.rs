@@ -99,28 +99,48 @@ pub struct PerfDog {
     pub stutter_pct: f64,
 }
 
-/// PerfDog's metrics over present times (ns, ascending); `None` with fewer than two presents. Comparisons are
-/// exact in integer ns: `T > 2 × mean(a, b, c)` is `3T > 2(a + b + c)`, `T > 2000/24 ms` is `24T > 2 × 10⁹`.
+/// One interval meeting PerfDog's Jank rule: `presents[index] → presents[index + 1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JankInterval {
+    /// Index of the interval's first present in the present times.
+    pub index: usize,
+    /// Its length `T`, ns.
+    pub ns: i64,
+    /// Also a BigJank (`T > 3 × 1000/24 ms`).
+    pub big: bool,
+}
+
+/// The intervals meeting PerfDog's Jank rule (BigJanks included, flagged) over present times (ns, ascending), in
+/// order, without allocating. Comparisons are exact in integer ns: `T > 2 × mean(a, b, c)` is
+/// `3T > 2(a + b + c)`, `T > 2000/24 ms` is `24T > 2 × 10⁹`.
+pub fn perfdog_janks(presents_ns: &[i64]) -> impl Iterator<Item = JankInterval> + '_ {
+    let second = i128::from(SECOND_NS);
+    // Five presents give the four intervals of one test: three before, and the one tested.
+    (3..)
+        .zip(presents_ns.windows(5))
+        .filter_map(move |(index, w)| {
+            let previous = i128::from(w[3]) - i128::from(w[0]);
+            let t = i128::from(w[4]) - i128::from(w[3]);
+            (3 * t > 2 * previous && 24 * t > 2 * second).then_some(JankInterval {
+                index,
+                ns: w[4] - w[3],
+                big: 24 * t > 3 * second,
+            })
+        })
+}
+
+/// PerfDog's metrics over present times (ns, ascending), from [`perfdog_janks`]; `None` with fewer than two
+/// presents.
 pub fn perfdog(presents_ns: &[i64]) -> Option<PerfDog> {
     let (first, last) = (presents_ns.first()?, presents_ns.last()?);
     if last <= first {
         return None;
     }
     let (mut jank, mut big_jank, mut jank_ns) = (0u64, 0u64, 0i128);
-    // Five presents give the four intervals of one test: three before, and the one tested.
-    for w in presents_ns.windows(5) {
-        let previous = i128::from(w[3] - w[0]);
-        let ti = i128::from(w[4] - w[3]);
-        if 3 * ti <= 2 * previous {
-            continue;
-        }
-        if 24 * ti > 2 * i128::from(SECOND_NS) {
-            jank += 1;
-            jank_ns += ti;
-        }
-        if 24 * ti > 3 * i128::from(SECOND_NS) {
-            big_jank += 1;
-        }
+    for j in perfdog_janks(presents_ns) {
+        jank += 1;
+        big_jank += u64::from(j.big);
+        jank_ns += i128::from(j.ns);
     }
     Some(PerfDog {
         jank,
@@ -490,6 +510,34 @@ mod tests {
         // Only three intervals: nothing to compare with.
         assert_eq!(perfdog(&[0, ms, 2 * ms, 500 * ms]).map(|d| d.jank), Some(0));
         assert_eq!(perfdog(&[5]), None);
+    }
+
+    #[test]
+    fn perfdog_jank_intervals_are_the_ones_counted() {
+        let ms = 1_000_000i64;
+        // Intervals 16, 16, 16, 90 (Jank), 16, 16, 16, 130 (BigJank), 16, then 80 after 16s (nothing).
+        let steps = [16, 16, 16, 90, 16, 16, 16, 130, 16, 16, 16, 80];
+        let mut t = vec![0i64];
+        for s in steps {
+            t.push(t[t.len() - 1] + s * ms);
+        }
+        let janks: Vec<JankInterval> = perfdog_janks(&t).collect();
+        let jank = |index, ms: i64, big| JankInterval {
+            index,
+            ns: ms * 1_000_000,
+            big,
+        };
+        assert_eq!(janks, vec![jank(3, 90, false), jank(7, 130, true)]);
+        let d = perfdog(&t).unwrap();
+        assert_eq!((d.jank, d.big_jank), (2, 1));
+        let last = t[t.len() - 1] as f64;
+        assert!((d.stutter_pct - 220.0 * ms as f64 * 100.0 / last).abs() < 1e-9);
+        // The first three intervals have no three before them.
+        assert_eq!(
+            perfdog_janks(&[0, 500 * ms, 1000 * ms, 1500 * ms]).count(),
+            0
+        );
+        assert_eq!(perfdog_janks(&[]).count(), 0);
     }
 
     #[test]

@@ -32,7 +32,7 @@ const EXAMPLES: &str = "Examples:
   ftl analyze trace.pftrace --process com.example --layer '*MainActivity*'
   ftl slices trace.pftrace --timeline actual        # Perfetto's actual_frame_timeline_slice as CSV
   ftl frames trace.pftrace -o frames.parquet --format parquet
-  ftl report trace.pftrace -o report.png            # the timeline picture (SVG if the name ends in .svg)
+  ftl report trace.pftrace -o report.png            # the picture (SVG if the name ends in .svg)
   ftl batch traces/ -r --fail-on 'janky_pct>5'      # rank a fleet of traces; exit 1 if any is too janky
   ftl explain 'Buffer Stuffing'";
 
@@ -49,7 +49,8 @@ pub enum Command {
     Frames(FramesArgs),
     /// Explain jank types in plain words (all of them, or the one given).
     Explain(ExplainArgs),
-    /// Draw the timeline report (PNG or SVG): expected/actual lanes per layer, vsync grid, jank colours.
+    /// Draw the picture (PNG or SVG): a trace's timeline report (expected/actual lanes per layer, vsync grid,
+    /// jank colours); a text capture's frame times, FPS per second and headline numbers (GT SM for logcat).
     Report(report::ReportArgs),
     /// Triage many traces in parallel into one ranked table; bad files are reported, not fatal.
     Batch(batch::BatchArgs),
@@ -145,7 +146,8 @@ pub struct AnalyzeArgs {
     /// Output file (text, json) or directory (csv, parquet); stdout if omitted for text and json.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// Also draw the timeline report to this PNG (or SVG) file.
+    /// Also draw the picture of `ftl report` (the timeline report of a trace, or a text capture's frame times
+    /// and FPS) to this PNG (or SVG) file.
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
 }

@@ -1,4 +1,5 @@
-//! `ftl report`: the PNG / SVG timeline report.
+//! `ftl report`: the PNG / SVG picture of a trace (the timeline report) or of a text capture (frame times and FPS
+//! per layer, or GT SM per pid of a Choreographer log).
 
 use super::{AnalysisArgs, TraceArgs};
 use crate::error::{Error, Result};
@@ -13,7 +14,16 @@ use std::path::PathBuf;
   ftl report trace.perfetto-trace -o report.png               # whole span if ≤ 12 s, else the jankiest 5 s
   ftl report trace.pftrace -o report.svg --window 1500ms..4s  # 1.5 s to 4 s after the first frame
   ftl report trace.pftrace -o r.png --window 1.5..4 --width 2400 --height 1200
-  ftl report trace.pftrace -o r.png --all --layer '*MainActivity*'")]
+  ftl report trace.pftrace -o r.png --all --layer '*MainActivity*'
+  ftl report gfxinfo.txt -o gfxinfo.png                       # text capture: frame times, FPS, headline numbers
+  ftl report latency.txt -o latency.svg --window 10..20       # 10 s to 20 s after the first present
+
+A Perfetto trace gets the timeline report: expected/actual lanes per layer, vsync grid, jank colours, then the
+frame-time histogram, jank and FPS over time and the per-layer breakdown. A text capture (`dumpsys SurfaceFlinger
+--latency`, `dumpsys gfxinfo`) gets, per layer or window (the 4 with the most presents), its present-to-present
+frame times with vsync guides and PerfDog Jank / BigJank marked, FPS (and sm) per second, and the headline numbers
+of `ftl analyze`; a Choreographer logcat gets GT SM per second per pid with its `Skipped N frames!` lines. A capture
+with nothing to draw still gets a picture saying why.")]
 pub struct ReportArgs {
     #[command(flatten)]
     trace: TraceArgs,
@@ -22,15 +32,16 @@ pub struct ReportArgs {
     /// Output image: PNG, or SVG when the name ends in .svg.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// Time range of the timeline, START..END after the first FrameTimeline slice; each bound in ms (1500ms),
-    /// s (4s) or a bare number of seconds (1.5..4). Default: the whole span if it is at most 12 s, else the
-    /// --window-secs window with the most janky frames (the title says which).
+    /// Time range shown, START..END after the first FrameTimeline slice (text captures: after the first present,
+    /// or the first log line); each bound in ms (1500ms), s (4s) or a bare number of seconds (1.5..4). Default:
+    /// the whole span if it is at most 12 s, else the --window-secs window with the most janky frames (the title
+    /// says which); a text capture is shown whole.
     #[arg(long, value_name = "START..END", conflicts_with_all = ["all", "window_secs"])]
     window: Option<String>,
-    /// Length of the automatic window on traces longer than 12 s, in seconds.
+    /// Length of the automatic window on traces longer than 12 s, in seconds (Perfetto traces only).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_WINDOW_SECS, conflicts_with = "all")]
     window_secs: f64,
-    /// Show the whole FrameTimeline span, however long.
+    /// Show the whole FrameTimeline span (or text capture), however long.
     #[arg(long)]
     all: bool,
     /// Image width, px.

@@ -264,3 +264,102 @@ fn long_emulator_trace_shows_its_jankiest_window_unless_asked_otherwise() {
         (r.trace.first_ts_ns, r.trace.last_ts_ns)
     );
 }
+
+/// The headline numbers `ftl analyze --format json` gives for the first layer of a text capture, as the picture
+/// prints them.
+fn headline_numbers(capture: &Path) -> Vec<String> {
+    let out = ftl_without_fonts(&["analyze", capture.to_str().unwrap(), "--format", "json"]);
+    ok(&out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let l = &report["layers"][0];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let mut numbers = vec![
+        l["avg_surface_fps"].to_string(),
+        format!("{:.1} / {:.1}", f(&l["fps_mean"]), f(&l["fps_min"])),
+        format!("{:.1}", f(&l["fps_1pct_low"])),
+        l["jank_count"].to_string(),
+        format!("{} vsync", l["max_frame_delay"]),
+        format!("{} / {}", l["perfdog_jank"], l["perfdog_big_jank"]),
+        format!("{:.2} %", f(&l["perfdog_stutter_pct"])),
+    ];
+    if !l["sm"].is_null() {
+        numbers.push(format!("{:.1} / {}", f(&l["sm"]), l["sm_min"]));
+    }
+    let trackers = l["jank_tracker"].as_array().unwrap();
+    if let Some(j) = trackers.iter().find(|j| j["numbers"] == "recomputed") {
+        let janky = (f(&j["janky_pct"]), &j["janky_frames"], &j["total_frames"]);
+        numbers.push(format!("{:.2} % ({}/{})", janky.0, janky.1, janky.2));
+        let p = ["p50", "p90", "p99"].map(|p| j[format!("frame_time_ms_{p}")].to_string());
+        numbers.push(format!("{} ms", p.join("/")));
+    }
+    numbers
+}
+
+/// A 60 Hz `--latency` capture of about 12 s: a frame two vsyncs late every 97, a 300 ms hitch and a 1 s pause.
+fn synthetic_latency(path: &Path) {
+    let p = 16_666_666i64;
+    let mut text = format!("{p}\n");
+    let mut t = 9_000_000_000_000i64;
+    for i in 0..700 {
+        let actual = t + if i % 97 == 13 { 2 * p } else { 0 };
+        text += &format!("{t}\t{actual}\t{}\n", actual - p / 2);
+        t = actual
+            + p * [(180, 18), (420, 60)]
+                .iter()
+                .find(|g| g.0 == i)
+                .map_or(1, |g| g.1);
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn text_captures_render_to_png_and_svg_with_their_headline_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let latency = dir.path().join("latency.txt");
+    synthetic_latency(&latency);
+    let gfxinfo = shared().join("text/linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt");
+    for (name, capture) in [("gfxinfo", gfxinfo), ("latency", latency)] {
+        let numbers = headline_numbers(&capture);
+        assert!(numbers.len() >= 8, "{name}: {numbers:?}");
+        let png = dir.path().join(format!("{name}.png"));
+        let svg = dir.path().join(format!("{name}.svg"));
+        for (out, size) in [(&png, ["1200", "700"]), (&svg, ["1600", "900"])] {
+            let mut args = vec![
+                "report",
+                capture.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ];
+            args.extend(["--width", size[0], "--height", size[1]]);
+            ok(&ftl_without_fonts(&args));
+        }
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(png_size(&bytes), (1200, 700), "{name}");
+        assert!(bytes.len() > 30_000, "{name}: only {} bytes", bytes.len());
+        let svg = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            svg.starts_with(r#"<svg width="1600" height="900""#),
+            "{name}"
+        );
+        // Text elements hold one line each.
+        for n in &numbers {
+            assert!(
+                svg.contains(&format!("\n{n}\n")),
+                "{name}: {n} is not in the SVG"
+            );
+        }
+        assert!(svg.contains("frame time"), "{name}");
+    }
+    // A logcat without Choreographer lines still gets a picture saying so.
+    let log = dir.path().join("quiet.log");
+    let line = "11-23 11:20:03.123  1234  1250 I ActivityManager: Start proc";
+    std::fs::write(&log, format!("{line}\n{line}\n")).unwrap();
+    let out = dir.path().join("quiet.png");
+    ok(&ftl_without_fonts(&[
+        "report",
+        log.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(png_size(&std::fs::read(&out).unwrap()), (1600, 900));
+}

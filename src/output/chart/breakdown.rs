@@ -30,7 +30,7 @@ fn most_common(rows: &[LayerBreakdown]) -> Option<(&str, u64)> {
 }
 
 /// `text` broken into lines of at most `max_px`, at spaces.
-fn wrap<DB: DrawingBackend>(
+pub fn wrap<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     style: &TextStyle,

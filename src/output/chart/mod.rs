@@ -2,9 +2,11 @@
 //!
 //! Layout, top to bottom: title, colour legend, the timeline of the window (expected / actual lanes per layer and
 //! SurfaceFlinger's DisplayFrames, vsync grid, presents), then three overview panels of the whole trace: the
-//! frame-time histogram, janky frames and FPS over time, and the per-layer breakdown.
+//! frame-time histogram, janky frames and FPS over time, and the per-layer breakdown. Text captures get their own
+//! picture ([`capture`]): frame times and FPS per layer, or GT's SM per pid for Choreographer logs.
 
 pub mod breakdown;
+pub mod capture;
 pub mod data;
 pub mod histogram;
 pub mod legend;
@@ -168,6 +170,24 @@ impl Chart {
     }
 }
 
+/// A picture that can be drawn on any plotters backend: what [`write`] and [`rasterize`] output.
+pub trait Picture {
+    /// Image size, px.
+    fn size(&self) -> (u32, u32);
+    /// Draws the whole picture on `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult;
+}
+
+impl Picture for Chart {
+    fn size(&self) -> (u32, u32) {
+        self.layout.size
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
+        draw(root, self)
+    }
+}
+
 /// Draws the whole chart on `root`.
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult {
     let layout = &chart.layout;
@@ -200,37 +220,52 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
     breakdown::draw(&right, &chart.breakdown)
 }
 
-/// Renders the picture of an analysis to `path`: SVG when the name ends in `.svg` (any case), else PNG.
+/// Renders the picture of an analysis to `path`: SVG when the name ends in `.svg` (any case), else PNG. A trace
+/// gets its timeline report, a text capture its frame-time / FPS picture ([`capture`]).
 ///
-/// Errors: [`Error::Output`] naming `path` (unwritable file, drawing failure).
+/// Errors: [`Error::Output`] naming `path` (image size out of range, unwritable file, drawing failure).
 pub fn render(analysis: &Analysis, path: &Path, options: &ChartOptions) -> Result<()> {
+    prepare(path, options)?;
     match analysis {
-        Analysis::Trace(report) => render_trace(report, path, options),
-        Analysis::Capture(c) => Err(Error::Usage(format!(
-            "{}: pictures of `{}` captures are not drawn yet",
-            c.capture.path,
-            c.source.command()
-        ))),
+        Analysis::Trace(report) => write(&Chart::build(report, options), path),
+        Analysis::Capture(c) => write(&capture::CaptureChart::build(c, options), path),
     }
 }
 
 /// Renders a trace's timeline picture to `path` (see [`render`]).
 pub fn render_trace(report: &Report, path: &Path, options: &ChartOptions) -> Result<()> {
-    let fail = |cause: String| Error::Output {
+    prepare(path, options)?;
+    write(&Chart::build(report, options), path)
+}
+
+/// The error of writing `path`.
+fn output_error(path: &Path, cause: String) -> Error {
+    Error::Output {
         path: path.to_path_buf(),
         cause,
-    };
+    }
+}
+
+/// Checks the image size against the limits and registers the font: what every picture needs before drawing.
+fn prepare(path: &Path, options: &ChartOptions) -> Result<()> {
     if !(400..=MAX_SIDE_PX).contains(&options.width)
         || !(300..=MAX_SIDE_PX).contains(&options.height)
     {
-        return Err(fail(format!(
-            "image size {}×{} is out of range (400×300 to {MAX_SIDE_PX}×{MAX_SIDE_PX})",
-            options.width, options.height
-        )));
+        return Err(output_error(
+            path,
+            format!(
+                "image size {}×{} is out of range (400×300 to {MAX_SIDE_PX}×{MAX_SIDE_PX})",
+                options.width, options.height
+            ),
+        ));
     }
-    register_font().map_err(fail)?;
-    let chart = Chart::build(report, options);
-    let size = (options.width, options.height);
+    register_font().map_err(|e| output_error(path, e))
+}
+
+/// Writes `picture` to `path`: SVG when the name ends in `.svg` (any case), else PNG. Call [`prepare`] first.
+fn write(picture: &impl Picture, path: &Path) -> Result<()> {
+    let fail = |cause: String| output_error(path, cause);
+    let size = picture.size();
     let svg = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
@@ -238,14 +273,14 @@ pub fn render_trace(report: &Report, path: &Path, options: &ChartOptions) -> Res
         let mut text = String::new();
         {
             let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-            draw(&root, &chart).map_err(fail)?;
+            picture.draw(&root).map_err(fail)?;
             root.present().map_err(|e| fail(cause(e)))?;
         }
         std::fs::write(path, text).map_err(|e| fail(e.to_string()))
     } else {
         // Encoded here rather than by plotters, which picks the format from the extension: any name but .svg
         // gets a PNG.
-        let rgb = rasterize(&chart).map_err(fail)?;
+        let rgb = rasterize(picture).map_err(fail)?;
         let file = std::fs::File::create(path).map_err(|e| fail(e.to_string()))?;
         PngEncoder::new(std::io::BufWriter::new(file))
             .write_image(&rgb, size.0, size.1, ColorType::Rgb8)
@@ -253,13 +288,13 @@ pub fn render_trace(report: &Report, path: &Path, options: &ChartOptions) -> Res
     }
 }
 
-/// Draws the chart into an RGB8 buffer (rows top to bottom) of `chart.layout.size`.
-pub fn rasterize(chart: &Chart) -> std::result::Result<Vec<u8>, String> {
-    let (w, h) = chart.layout.size;
+/// Draws the picture into an RGB8 buffer (rows top to bottom) of its size.
+pub fn rasterize(picture: &impl Picture) -> std::result::Result<Vec<u8>, String> {
+    let (w, h) = picture.size();
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw(&root, chart)?;
+        picture.draw(&root)?;
         root.present().map_err(cause)?;
     }
     Ok(rgb)
