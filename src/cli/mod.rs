@@ -12,12 +12,18 @@ use std::process::ExitCode;
 pub mod batch;
 pub mod report;
 
-/// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces.
+/// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces, and the pacing
+/// numbers of every frame capture testers already take.
 ///
 /// ftl reads a Perfetto trace (plain, gzip, or with compressed packets) recorded with the
 /// `android.surfaceflinger.frametimeline` data source (Android 12+), rebuilds SurfaceFlinger's Expected and
 /// Actual timelines exactly as Perfetto's trace processor does, links every app frame (SurfaceFrame) to the
 /// DisplayFrame that put it on screen, and reports jank per process and per layer.
+///
+/// It also reads `dumpsys SurfaceFlinger --latency`, `dumpsys gfxinfo [framestats]` and Choreographer logcat
+/// captures (any Android release, games on a SurfaceView too): surface_stats_collector's avg_surface_fps,
+/// jank_count and max_frame_delay, PerfDog's Jank / BigJank / Stutter, FPS per second and 1 % low, sm and
+/// Tencent GT's gt_sm, and HWUI's JankTracker numbers. A trace's layers get the same pacing numbers.
 #[derive(Debug, Parser)]
 #[command(name = "ftl", version, about, long_about, after_help = EXAMPLES)]
 pub struct Cli {
@@ -34,25 +40,30 @@ const EXAMPLES: &str = "Examples:
   ftl frames trace.pftrace -o frames.parquet --format parquet
   ftl report trace.pftrace -o report.png            # the picture (SVG if the name ends in .svg)
   ftl batch traces/ -r --fail-on 'janky_pct>5'      # rank a fleet of traces; exit 1 if any is too janky
+  ftl analyze latency.txt --layer-name 'SurfaceView - com.example.game/com.example.game.MainActivity#0'
+  ftl analyze gfxinfo.txt --format json             # JankTracker recomputed from framestats + as dumped
+  ftl batch captures/ --fail-on 'perfdog_big_jank>0'
   ftl explain 'Buffer Stuffing'";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Report jank per process and per layer: Perfetto's android_frame_timeline_metric numbers, present-based
-    /// FPS, frame-time percentiles, overruns, and data-quality diagnostics.
+    /// FPS, frame-time percentiles, overruns, frame pacing, and data-quality diagnostics; for a text capture,
+    /// the frame pacing per layer / window / pid, JankTracker (gfxinfo) or GT SM (logcat), and skipped lines.
     Analyze(AnalyzeArgs),
     /// Print Perfetto's expected_frame_timeline_slice or actual_frame_timeline_slice table, row for row.
     Slices(SlicesArgs),
     /// One row per actual SurfaceFrame joined with its expected slice and the DisplayFrame that presented it
-    /// (present time, overrun, app vsync delay, present interval, all labels).
+    /// (present time, overrun, app vsync delay, present interval, all labels); for a text capture, one row per
+    /// frame with the times it records.
     Frames(FramesArgs),
     /// Explain jank types in plain words (all of them, or the one given).
     Explain(ExplainArgs),
     /// Draw the picture (PNG or SVG): a trace's timeline report (expected/actual lanes per layer, vsync grid,
     /// jank colours); a text capture's frame times, FPS per second and headline numbers (GT SM for logcat).
     Report(report::ReportArgs),
-    /// Triage many traces in parallel into one ranked table; bad files are reported, not fatal.
+    /// Triage many traces and captures in parallel into one ranked table; bad files are reported, not fatal.
     Batch(batch::BatchArgs),
 }
 
@@ -133,8 +144,23 @@ impl From<Format> for TableFormat {
     }
 }
 
+const ANALYZE_HELP: &str = "Frame pacing (every layer of a trace, --latency layer, gfxinfo window; JSON field names):
+  avg_surface_fps, jank_count, max_frame_delay, frame_lengths (+ _99 / _50: the last 99 % / 50 % of presents)
+      Chromium surface_stats_collector: present deltas under half a refresh period dropped; integer FPS with
+      Python's rounding; rises of 1-19 vsyncs between consecutive frames; the longest frame in vsyncs
+  perfdog_jank, perfdog_big_jank, perfdog_stutter_pct
+      PerfDog: frame time > 2 x the mean of the previous three and > 2 (Jank) or 3 (BigJank) film frames
+      (1000/24 ms); perfdog_jank counts every Jank interval, BigJanks included; Stutter = Jank time / total time
+  fps_per_second, fps_min, fps_mean, fps_variance, fps_1pct_low, fps_0_1pct_low
+      presents per whole second from the first present; GameBench's low FPS over the worst frame times
+  sm_per_second, sm, sm_min     refresh rate - vsyncs missed per second (desired vs actual present)
+  gt_sm_per_second, gt_sm       Tencent GT's SM from Choreographer 'Skipped N frames!' lines (logcat)
+gfxinfo windows also carry jank_tracker[]: HWUI JankTracker numbers `recomputed` from framestats and
+`as_dumped` by the device, never mixed. presents_from / period_from say what each number was computed from.";
+
 /// `ftl analyze`.
 #[derive(Debug, Args)]
+#[command(after_help = ANALYZE_HELP)]
 pub struct AnalyzeArgs {
     #[command(flatten)]
     trace: TraceArgs,
