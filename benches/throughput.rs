@@ -79,25 +79,10 @@ fn main() {
             input.min_bytes,
             input.gzip,
         );
-        let bytes = std::fs::metadata(&path).expect("stat input").len() as f64;
         let baseline = best_of(|| read_all(&path, input.gzip));
-        let mut peak_rss_mb: f64 = 0.0;
-        let analyze = best_of(|| {
-            let args = ["analyze", "--format", "json", "-o", "/dev/null"];
-            let (elapsed, rss_mb) = common::run_ftl(&args, &path);
-            peak_rss_mb = peak_rss_mb.max(rss_mb);
-            elapsed
-        });
-        println!(
-            "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13.1} {:>9}",
-            path.file_name().unwrap_or_default().to_string_lossy(),
-            bytes / MB,
-            bytes / MB / baseline.as_secs_f64(),
-            bytes / MB / analyze.as_secs_f64(),
-            baseline.as_secs_f64() / analyze.as_secs_f64(),
-            peak_rss_mb,
-            surface_frames(ftl, &path),
-        );
+        let frames = surface_frames(ftl, &path).to_string();
+        let args = ["analyze", "--format", "json", "-o", "/dev/null"];
+        report_ftl(&path, &args, baseline, &frames);
     }
     if !wanted("sf_latency") {
         return;
@@ -112,9 +97,25 @@ fn main() {
         start.elapsed()
     });
     let baseline = best_of(|| read_all(&path, false));
+    report_ftl(&path, &["analyze", "-o", "/dev/null"], baseline, "-");
+    println!(
+        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13} {:>9}",
+        "  parse (reader only, in process)",
+        bytes / MB,
+        bytes / MB / baseline.as_secs_f64(),
+        bytes / MB / parse.as_secs_f64(),
+        baseline.as_secs_f64() / parse.as_secs_f64(),
+        "-",
+        "-",
+    );
+}
+
+/// Runs `ftl ARGS PATH` (best of three) and prints its row beside the read baseline.
+fn report_ftl(path: &Path, args: &[&str], baseline: Duration, frames: &str) {
+    let bytes = std::fs::metadata(path).expect("stat input").len() as f64;
     let mut peak_rss_mb: f64 = 0.0;
     let analyze = best_of(|| {
-        let (elapsed, rss_mb) = common::run_ftl(&["analyze", "-o", "/dev/null"], &path);
+        let (elapsed, rss_mb) = common::run_ftl(args, path);
         peak_rss_mb = peak_rss_mb.max(rss_mb);
         elapsed
     });
@@ -126,17 +127,7 @@ fn main() {
         bytes / MB / analyze.as_secs_f64(),
         baseline.as_secs_f64() / analyze.as_secs_f64(),
         peak_rss_mb,
-        "-",
-    );
-    println!(
-        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13} {:>9}",
-        "  parse (reader only, in process)",
-        bytes / MB,
-        bytes / MB / baseline.as_secs_f64(),
-        bytes / MB / parse.as_secs_f64(),
-        baseline.as_secs_f64() / parse.as_secs_f64(),
-        "-",
-        "-",
+        frames,
     );
 }
 

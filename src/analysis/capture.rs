@@ -6,7 +6,7 @@ use super::gt::gt_sm;
 use super::janktracker::{recompute, JankTrackerNumbers};
 use super::pacing::{pacing, Pacing};
 use super::Config;
-use crate::model::{CaptureDiagnostics, FrameSeries, Source};
+use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
 use crate::sources::gfxinfo::GfxinfoCapture;
 use crate::sources::logcat::{ChoreographerLog, SkipEvent};
 use crate::sources::sf_latency::SfLatencyCapture;
@@ -105,20 +105,9 @@ pub struct CaptureFrameRow {
     pub process_name: Option<String>,
     /// Layer or window name.
     pub layer_name: String,
-    /// Expected start (gfxinfo `IntendedVsync`).
-    pub expected_start_ns: Option<i64>,
-    /// Expected end (gfxinfo `FrameDeadline`).
-    pub expected_end_ns: Option<i64>,
-    /// Actual start (gfxinfo `Vsync`).
-    pub actual_start_ns: Option<i64>,
-    /// Actual end (gfxinfo `FrameCompleted`).
-    pub actual_end_ns: Option<i64>,
-    /// Buffer ready (`--latency` frameReadyTime, gfxinfo `GpuCompleted`).
-    pub ready_ns: Option<i64>,
-    /// Desired present (`--latency` desiredPresentTime).
-    pub desired_present_ns: Option<i64>,
-    /// Present (or its stand-in: see the report's `presents_from`).
-    pub present_ns: Option<i64>,
+    /// The frame's times (`SeriesFrame`'s columns).
+    #[serde(flatten)]
+    pub frame: SeriesFrame,
     /// Present − the previous present of the layer.
     pub present_interval_ns: Option<i64>,
 }
@@ -336,13 +325,7 @@ pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
                 pid: s.pid,
                 process_name: s.process_name.clone(),
                 layer_name: s.layer_name.clone(),
-                expected_start_ns: f.expected_start_ns,
-                expected_end_ns: f.expected_end_ns,
-                actual_start_ns: f.actual_start_ns,
-                actual_end_ns: f.actual_end_ns,
-                ready_ns: f.ready_ns,
-                desired_present_ns: f.desired_present_ns,
-                present_ns: f.present_ns,
+                frame: f,
                 present_interval_ns,
             });
         }
