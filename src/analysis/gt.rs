@@ -14,6 +14,18 @@ use crate::sources::logcat::SkippedFrames;
 use serde::Serialize;
 
 const NS_PER_S: i64 = 1_000_000_000;
+/// Choreographer's default `debug.choreographer.skipwarning`: it logs only skips of at least this many frames.
+pub const DEFAULT_SKIP_WARNING: u64 = 30;
+/// What a log whose smallest skip is at least [`DEFAULT_SKIP_WARNING`] misses, and how to capture one that does not.
+pub const SKIP_WARNING_NOTE: &str =
+    "Choreographer logs only skips of at least debug.choreographer.skipwarning \
+     frames (default 30): smaller skips are missing and GT SM reads high; `adb shell setprop \
+     debug.choreographer.skipwarning 1` before capturing";
+
+/// True if a log whose smallest skip is `min_skipped_frames` likely used the default threshold.
+pub fn default_threshold(min_skipped_frames: Option<u64>) -> bool {
+    min_skipped_frames.is_some_and(|n| n >= DEFAULT_SKIP_WARNING)
+}
 /// Longest capture given per-second values (31 days of ticks, ≈ 21 MB); longer spans get totals only.
 const MAX_SECONDS: u64 = 31 * 86_400;
 

@@ -218,11 +218,8 @@ fn gt_section(report: &CaptureReport) -> String {
         ]);
     }
     let mut note = String::new();
-    if threshold.is_some_and(|n| n >= 30) {
-        note.push_str(
-            "  Choreographer logs only skips of at least debug.choreographer.skipwarning frames (default 30): \
-             smaller skips are missing; `adb shell setprop debug.choreographer.skipwarning 1` before capturing\n",
-        );
+    if crate::analysis::gt::default_threshold(threshold) {
+        let _ = writeln!(note, "  {}", crate::analysis::gt::SKIP_WARNING_NOTE);
     }
     format!("GT SM (Tencent GT's rule: 60 − skipped frames per second, with its > 60 correction)\n{t}\n{note}\n")
 }

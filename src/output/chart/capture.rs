@@ -207,12 +207,6 @@ fn series_row(report: &CaptureReport, i: usize, origin: i64, w: &Window) -> Opti
     .filter(|_| presents.len() >= 2)
 }
 
-/// What the log misses when every skip is ≥ 30 frames (as `ftl analyze` says).
-const THRESHOLD_NOTE: &str =
-    "Choreographer logs only skips of at least debug.choreographer.skipwarning \
-    frames (default 30): smaller skips are missing and GT SM reads high; `adb shell setprop \
-    debug.choreographer.skipwarning 1` before capturing";
-
 /// The row of logcat pid `i` (with GT SM per second), times from the first log line `origin`.
 fn pid_row(report: &CaptureReport, i: usize, origin: i64) -> Option<Row> {
     let layer = report.layers.get(i)?;
@@ -237,8 +231,8 @@ fn pid_row(report: &CaptureReport, i: usize, origin: i64) -> Option<Row> {
             opt(layer.min_skipped_frames, |v| format!("{v} frames")),
         ),
     ];
-    if layer.min_skipped_frames.is_some_and(|m| m >= 30) {
-        numbers.push(("", THRESHOLD_NOTE.to_string()));
+    if crate::analysis::gt::default_threshold(layer.min_skipped_frames) {
+        numbers.push(("", crate::analysis::gt::SKIP_WARNING_NOTE.to_string()));
     }
     Some(Row {
         label: format!("pid {}", layer.pid?),
@@ -306,9 +300,9 @@ fn nothing(report: &CaptureReport) -> Vec<String> {
     if report
         .layers
         .iter()
-        .any(|l| l.min_skipped_frames.is_some_and(|m| m >= 30))
+        .any(|l| crate::analysis::gt::default_threshold(l.min_skipped_frames))
     {
-        lines.push(THRESHOLD_NOTE.into());
+        lines.push(crate::analysis::gt::SKIP_WARNING_NOTE.into());
     }
     let diagnostics = report.diagnostics.counts.iter();
     lines.extend(diagnostics.map(|(what, n)| format!("{} × {what}", n.count)));
