@@ -90,6 +90,10 @@ pub fn draw<DB: DrawingBackend>(
         area.draw_text(&label, &text, (left, y)).map_err(cause)?;
         let label_w = area.estimate_text_size(&label, &text).map_err(cause)?.0 as i32;
         let mut rest = format!(" · {} frames", row.frames);
+        if !row.pacing.is_empty() {
+            rest.push_str(" · ");
+            rest.push_str(&row.pacing);
+        }
         for (k, (t, n)) in (0..).zip(&row.top_jank_types) {
             rest.push_str(if k == 0 { " · " } else { ", " });
             rest.push_str(&format!("{t} {n}"));
@@ -161,6 +165,7 @@ mod tests {
             frames: 0,
             classes: Vec::new(),
             top_jank_types: types.iter().map(|(t, n)| (t.to_string(), *n)).collect(),
+            pacing: String::new(),
         };
         let rows = [
             row(&[("Buffer Stuffing", 5), ("App Deadline Missed", 4)]),

@@ -724,6 +724,23 @@ pub struct LayerBreakdown {
     pub classes: Vec<(JankClass, u64)>,
     /// The most frequent jank-type components other than `None` (the layer table's `top_jank_types`).
     pub top_jank_types: Vec<(String, u64)>,
+    /// The layer's headline pacing numbers in words (`avg_surface_fps`, PerfDog Jank / BigJank), empty when it
+    /// has too few presents for them.
+    pub pacing: String,
+}
+
+/// A layer's headline pacing numbers for the breakdown: `88 fps · PerfDog jank 5, big 3`.
+fn pacing_words(p: &crate::analysis::pacing::Pacing) -> String {
+    let mut words = Vec::new();
+    if let Some(fps) = p.avg_surface_fps {
+        words.push(format!("{fps} fps"));
+    }
+    if let (Some(jank), Some(big)) = (p.perfdog_jank, p.perfdog_big_jank) {
+        if jank > 0 {
+            words.push(format!("PerfDog jank {jank}, big {big}"));
+        }
+    }
+    words.join(" · ")
 }
 
 /// Per layer of `report.layers` (most frames first), its frames by colour class.
@@ -749,6 +766,7 @@ pub fn breakdown(report: &Report) -> Vec<LayerBreakdown> {
                     .filter_map(|c| Some((*c, *counts?.get(c)?)))
                     .collect(),
                 top_jank_types: l.top_jank_types.clone(),
+                pacing: pacing_words(&l.pacing),
             }
         })
         .collect();
