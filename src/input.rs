@@ -109,6 +109,11 @@ pub fn detect(path: &Path) -> std::io::Result<std::result::Result<Source, String
         return Ok(Ok(Source::Perfetto));
     }
     let text = decode_head(&head);
+    // Text has no NUL characters; a protobuf head practically always does (zero varints, fixed64 fields), so a
+    // trace that happens to carry a capture's words in its first packets is never taken for a capture.
+    if text.contains('\0') {
+        return Ok(trace_like(&head).map(|()| Source::Perfetto));
+    }
     if sf_latency::looks_like(&text) {
         return Ok(Ok(Source::SfLatency));
     }
@@ -211,6 +216,12 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, latency.as_bytes()).unwrap();
         assert_eq!(write("z.gz", &gz.finish().unwrap()), Ok(Source::SfLatency));
+        // A trace whose first packet carries a capture's words is still a trace.
+        let words =
+            b"\n** Graphics info for pid 1 [x] **\nTotal frames rendered: 5\nJanky frames: 1\n";
+        let mut trace = vec![0x0a, words.len() as u8 + 2, 0x08, 0x00];
+        trace.extend_from_slice(words);
+        assert_eq!(write("t2", &trace), perfetto);
     }
 
     #[test]

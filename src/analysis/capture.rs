@@ -162,7 +162,7 @@ fn facts(source: Source, path: &str, file_bytes: u64, layers: &[CaptureLayer]) -
         last_ts_ns,
         span_ms: first_ts_ns
             .zip(last_ts_ns)
-            .map(|(a, b)| (b - a) as f64 / 1e6),
+            .map(|(a, b)| (b as f64 - a as f64) / 1e6),
         ..CaptureFacts::default()
     }
 }
@@ -211,7 +211,9 @@ pub fn gfxinfo(
             rows += w.rows.len() as u64;
             let mut layer = layer_of(&s);
             if !w.rows.is_empty() {
-                layer.jank_tracker.push(recompute(&w.rows));
+                layer
+                    .jank_tracker
+                    .push(recompute(&w.rows, config.vsync_period_ns));
             }
             layer
                 .jank_tracker
@@ -301,7 +303,7 @@ pub fn logcat(
             span_ms: log
                 .first_ts_ns
                 .zip(log.last_ts_ns)
-                .map(|(a, b)| (b - a) as f64 / 1e6),
+                .map(|(a, b)| (b as f64 - a as f64) / 1e6),
         },
         layers,
         processes: Vec::new(),
@@ -316,7 +318,10 @@ pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
     for s in &report.series {
         let mut previous: Option<i64> = None;
         for f in s.frames.iter() {
-            let present_interval_ns = f.present_ns.zip(previous).map(|(p, q)| p - q);
+            let present_interval_ns = f
+                .present_ns
+                .zip(previous)
+                .and_then(|(p, q)| p.checked_sub(q));
             if f.present_ns.is_some() {
                 previous = f.present_ns;
             }

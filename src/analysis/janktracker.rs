@@ -287,18 +287,21 @@ fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
 ///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is Android 7–8, whose dumps look the
 ///   same, and the 9–11 rule is the one quoted by seed 001); janky iff
-///   duration > the frame interval (the window's period, [`frame_period`]; 16.67 ms if unknown; the dequeue
+///   duration > the frame interval (`period_ns` when given — `--vsync-period` —, else the window's period,
+///   [`frame_period`]; 16.67 ms if unknown; the dequeue
 ///   forgiveness of that era needs the display offsets and is not applied); "deadline missed" by replaying that
 ///   era's swap-deadline state machine over the rows, and the causes are counted on those frames, as it did.
 ///
 /// Legacy counts and high input latency are not recomputable: `None`.
-pub fn recompute(rows: &[FrameInfoRow]) -> JankTrackerNumbers {
+pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNumbers {
     let mut n = JankTrackerNumbers {
         numbers: "recomputed",
         ..JankTrackerNumbers::default()
     };
     let mut hist = Histogram::default();
-    let fallback = frame_period(rows).0.unwrap_or(FALLBACK_INTERVAL_NS);
+    let fallback = period_ns
+        .or_else(|| frame_period(rows).0)
+        .unwrap_or(FALLBACK_INTERVAL_NS);
     let mut swap_deadline: Option<i64> = None;
     for row in rows {
         let total = duration(row, Stamp::IntendedVsync, Stamp::FrameCompleted);
@@ -489,7 +492,7 @@ mod tests {
             // SurfaceCanvas: counted (duration 38 - 7 = 31 ms) but no jank checks
             row12(row(32, 32, 33, 40, 41, 70), 48, 71, FLAG_SURFACE_CANVAS),
         ];
-        let n = recompute(&rows);
+        let n = recompute(&rows, None);
         assert_eq!(n.numbers, "recomputed");
         assert_eq!(
             (n.total_frames, n.janky_frames, n.missed_deadline_count),
@@ -524,7 +527,7 @@ mod tests {
             flagged,                     // 28 ms: counted, exempt from the checks
             row(48, 48, 50, 50, 51, 58), // deadline reset to 40 - 24%16 + 16 = 48, now max(64, 64): met
         ];
-        let n = recompute(&rows);
+        let n = recompute(&rows, None);
         assert_eq!(
             (n.total_frames, n.janky_frames, n.missed_deadline_count),
             (4, 1, 1)
@@ -542,7 +545,7 @@ mod tests {
 
     #[test]
     fn no_frames_prints_4950() {
-        let n = recompute(&[]);
+        let n = recompute(&[], None);
         assert_eq!((n.total_frames, n.janky_pct), (0, 0.0));
         assert_eq!(n.frame_time_ms_p50, 4950);
         assert_eq!(n.frame_time_ms_p99, 4950);

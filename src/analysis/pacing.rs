@@ -123,7 +123,7 @@ pub fn perfdog_janks(presents_ns: &[i64]) -> impl Iterator<Item = JankInterval> 
             let t = i128::from(w[4]) - i128::from(w[3]);
             (3 * t > 2 * previous && 24 * t > 2 * second).then_some(JankInterval {
                 index,
-                ns: w[4] - w[3],
+                ns: w[4].saturating_sub(w[3]),
                 big: 24 * t > 3 * second,
             })
         })
@@ -145,26 +145,39 @@ pub fn perfdog(presents_ns: &[i64]) -> Option<PerfDog> {
     Some(PerfDog {
         jank,
         big_jank,
-        stutter_pct: jank_ns as f64 * 100.0 / (last - first) as f64,
+        stutter_pct: jank_ns as f64 * 100.0 / (*last as f64 - *first as f64),
     })
 }
 
+/// Longest span given per-second series (31 days of windows); a longer one is a clock fault, not a capture.
+const MAX_WINDOWS: i128 = 31 * 86_400;
+
+/// The one-second window of `t` from `t0`: `(t − t0) / 1 s`, in i128 so that no pair of i64 times overflows.
+fn window_of(t0: i64, t: i64) -> Option<usize> {
+    usize::try_from((i128::from(t) - i128::from(t0)).div_euclid(i128::from(SECOND_NS))).ok()
+}
+
 /// One-second windows `[t0 + k s, t0 + (k+1) s)` from the first present `t0`, the last partial window left out
-/// (frame-sources.md §6): the number of whole windows.
-fn whole_seconds(presents_ns: &[i64]) -> usize {
+/// (frame-sources.md §6): the number of whole windows; `None` when the presents span more than 31 days.
+fn whole_seconds(presents_ns: &[i64]) -> Option<usize> {
     match (presents_ns.first(), presents_ns.last()) {
-        (Some(f), Some(l)) => ((l - f) / SECOND_NS) as usize,
-        _ => 0,
+        (Some(f), Some(l)) => {
+            let windows = (i128::from(*l) - i128::from(*f)) / i128::from(SECOND_NS);
+            (windows <= MAX_WINDOWS)
+                .then(|| usize::try_from(windows).ok())
+                .flatten()
+        }
+        _ => Some(0),
     }
 }
 
-/// Presents per one-second window (frame-sources.md §6), ns ascending in.
+/// Presents per one-second window (frame-sources.md §6), ns ascending in; empty when the presents span more
+/// than 31 days.
 pub fn fps_per_second(presents_ns: &[i64]) -> Vec<u64> {
-    let windows = whole_seconds(presents_ns);
-    let mut counts = vec![0u64; windows];
+    let mut counts = vec![0u64; whole_seconds(presents_ns).unwrap_or(0)];
     if let Some(t0) = presents_ns.first() {
         for p in presents_ns {
-            if let Some(c) = counts.get_mut(((p - t0) / SECOND_NS) as usize) {
+            if let Some(c) = window_of(*t0, *p).and_then(|w| counts.get_mut(w)) {
                 *c += 1;
             }
         }
@@ -176,7 +189,10 @@ pub fn fps_per_second(presents_ns: &[i64]) -> Vec<u64> {
 /// ⌈`fraction` × n⌉ frame times (ms), at least one frame; `None` without frame times. One partial selection
 /// (O(n)), not a sort: a capture may hold millions of frames.
 pub fn low_fps<const N: usize>(presents_ns: &[i64], fractions: [f64; N]) -> [Option<f64>; N] {
-    let mut times: Vec<i64> = presents_ns.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut times: Vec<i64> = presents_ns
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]))
+        .collect();
     let mut out = [None; N];
     let n = times.len();
     let mut worst: &mut [i64] = &mut times;
@@ -189,7 +205,7 @@ pub fn low_fps<const N: usize>(presents_ns: &[i64], fractions: [f64; N]) -> [Opt
             worst.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
         }
         worst = worst.get_mut(..k).unwrap_or_default();
-        let mean_ns = worst.iter().sum::<i64>() as f64 / k as f64;
+        let mean_ns = worst.iter().map(|t| *t as f64).sum::<f64>() / k as f64;
         *low = (mean_ns > 0.0).then(|| 1e9 / mean_ns);
     }
     out
@@ -211,13 +227,13 @@ pub fn sm_per_second(
     }
     let t0 = *presents_ns.first()?;
     let rate = (SECOND_NS as f64 / period_ns as f64).round() as i64;
-    let mut missed = vec![0i64; whole_seconds(presents_ns)];
+    let mut missed = vec![0i64; whole_seconds(presents_ns)?];
     for (desired, present) in frames {
-        let late = (present - desired).max(0);
-        let vsyncs = (late + period_ns / 2) / period_ns;
+        let late = present.saturating_sub(desired).max(0);
+        let vsyncs = late.saturating_add(period_ns / 2) / period_ns;
         if present >= t0 {
-            if let Some(m) = missed.get_mut(((present - t0) / SECOND_NS) as usize) {
-                *m += vsyncs;
+            if let Some(m) = window_of(t0, present).and_then(|w| missed.get_mut(w)) {
+                *m = m.saturating_add(vsyncs);
             }
         }
     }
@@ -369,6 +385,11 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
         p.perfdog_jank = Some(d.jank);
         p.perfdog_big_jank = Some(d.big_jank);
         p.perfdog_stutter_pct = Some(d.stutter_pct);
+    }
+    if whole_seconds(&presents).is_none() {
+        p.pacing_diagnostics.push(
+            "presents span more than 31 days (a clock fault): no per-second series".to_string(),
+        );
     }
     p.fps_per_second = fps_per_second(&presents);
     let fps: Vec<f64> = p.fps_per_second.iter().map(|&c| c as f64).collect();

@@ -251,14 +251,30 @@ fn analyze_one<S>(job: &Job, options: &Options, sink: &S) -> Outcome
 where
     S: Fn(&Job, &Analysis) -> Result<()>,
 {
-    let analysed = crate::analyze_path(&job.path, &options.config).and_then(|analysis| {
-        sink(job, &analysis)?;
-        let file_bytes = match &analysis {
-            Analysis::Trace(r) => r.trace.file_bytes,
-            Analysis::Capture(c) => c.capture.file_bytes,
-        };
-        Ok((triage_rows(job, &analysis, options.grouping), file_bytes))
-    });
+    let analyse = || {
+        crate::analyze_path(&job.path, &options.config).and_then(|analysis| {
+            sink(job, &analysis)?;
+            let file_bytes = match &analysis {
+                Analysis::Trace(r) => r.trace.file_bytes,
+                Analysis::Capture(c) => c.capture.file_bytes,
+            };
+            Ok((triage_rows(job, &analysis, options.grouping), file_bytes))
+        })
+    };
+    // A panic is a bug in ftl, but one input must not take the whole batch down with it: it becomes that
+    // input's failed row.
+    let analysed =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(analyse)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::Usage(format!(
+                "{}: internal error (a bug in ftl, please report it): {what}",
+                job.path.display()
+            )))
+        });
     match analysed {
         Ok((rows, file_bytes)) => Outcome {
             rows,

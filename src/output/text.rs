@@ -213,6 +213,11 @@ fn gt_section(report: &CaptureReport) -> String {
                 .map_or_else(|| "-".into(), |s| s.len().to_string()),
             match (l.pacing.gt_sm, l.pacing.gt_sm_min) {
                 (Some(m), Some(min)) => format!("{m:.1} / {min}"),
+                _ if l.pacing.gt_sm_per_second.is_none()
+                    && report.capture.first_ts_ns.is_some() =>
+                {
+                    "- (span over 31 days)".into()
+                }
                 _ => "- (no timestamps)".into(),
             },
         ]);

@@ -205,17 +205,27 @@ pub struct GfxSummary {
     pub gpu_histogram: Vec<(u32, u64)>,
 }
 
-/// True if the decoded text head (first ≤ 64 KiB) looks like `dumpsys gfxinfo` output.
+/// True if the decoded text head (first ≤ 64 KiB) looks like `dumpsys gfxinfo` output: a line starting with one
+/// of its markers (`** Graphics info for pid`, `---PROFILEDATA---`, the dump's title, or the summary lines).
 pub fn looks_like(head: &str) -> bool {
-    head.contains("** Graphics info for pid ")
-        || head.contains(PROFILEDATA)
-        || head.contains("Applications Graphics Acceleration Info")
-        || (head.contains("Total frames rendered:") && head.contains("Janky frames:"))
+    let starts = |marker: &str| {
+        head.lines().any(|l| {
+            l.trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with(marker)
+        })
+    };
+    starts("** Graphics info for pid ")
+        || starts(PROFILEDATA)
+        || starts("Applications Graphics Acceleration Info")
+        || (starts("Total frames rendered:") && starts("Janky frames:"))
 }
 
 /// The frame period of a window's rows, ns, and where it came from: the median of the frame-interval column
-/// (values in 1 ms – 1 s) when the release prints one (`"FrameInterval"`), else the median of the consecutive
-/// `IntendedVsync` deltas in 1 ms – 1 s (`"median IntendedVsync delta"`); `None` when neither gives a value.
+/// (values in 1 ms – 1 s) when the release prints one (`"FrameInterval"`), else the smallest consecutive
+/// `IntendedVsync` delta in 1 ms – 1 s (`"smallest IntendedVsync delta"`: the vsync period once two frames were
+/// drawn on consecutive vsyncs; pass `--vsync-period` for an app that never did); `None` when neither gives a
+/// value.
 /// "Median" is the lower middle value of an even count (always a measured value).
 pub fn frame_period(rows: &[FrameInfoRow]) -> (Option<i64>, &'static str) {
     let intervals: Vec<i64> = rows
@@ -233,8 +243,11 @@ pub fn frame_period(rows: &[FrameInfoRow]) -> (Option<i64>, &'static str) {
         .map(|w| w[1].saturating_sub(w[0]))
         .filter(|d| INTERVAL_RANGE_NS.contains(d))
         .collect();
-    match lower_median(deltas) {
-        Some(m) => (Some(m), "median IntendedVsync delta"),
+    // IntendedVsync values are vsync times, so their deltas are whole vsyncs: the smallest is the period as soon
+    // as two frames were drawn on consecutive vsyncs (a median would give an app drawing at 30 fps on a 60 Hz
+    // display a 33 ms "vsync").
+    match deltas.into_iter().min() {
+        Some(m) => (Some(m), "smallest IntendedVsync delta"),
         None => (
             None,
             "unknown (no FrameInterval column, fewer than 2 frames)",
@@ -857,7 +870,7 @@ mod tests {
         assert_eq!(toast.summary.as_ref().unwrap().percentile_50_ms, Some(4950));
         assert!(toast.rows.is_empty() && !toast.columns.is_empty());
         // GPU done at FrameCompleted: row 2 (40 >= 32) is janky, row 3 is SurfaceCanvas.
-        let n = recompute(&w.rows);
+        let n = recompute(&w.rows, None);
         assert_eq!((n.total_frames, n.janky_frames), (3, 1));
         let s = w.series(p.pid, p.process_name.as_deref());
         assert_eq!(
@@ -967,7 +980,7 @@ mod tests {
         let s = p.windows[0].series(None, None);
         assert_eq!(
             (s.period_ns, s.period_from),
-            (Some(16_600_000), "median IntendedVsync delta")
+            (Some(16_600_000), "smallest IntendedVsync delta")
         );
         assert_eq!(
             s.presents_from,
@@ -1021,7 +1034,7 @@ mod tests {
             if let Ok(cap) = read(&bytes[..], Path::new("g"), &Options::default()) {
                 for p in &cap.processes {
                     for w in &p.windows {
-                        let _ = recompute(&w.rows);
+                        let _ = recompute(&w.rows, None);
                         let _ = w.series(p.pid, None);
                     }
                 }
@@ -1103,7 +1116,7 @@ mod tests {
         assert!(series
             .period_ns
             .is_some_and(|v| (16_000_000..17_000_000).contains(&v)));
-        let n = recompute(&w.rows);
+        let n = recompute(&w.rows, None);
         eprintln!(
             "recomputed: {n:?}\ndiagnostics: {:?}\nperiod: {:?}",
             cap.diagnostics, series.period_ns

@@ -51,8 +51,9 @@ const MAX_LINE: usize = 64 * 1024;
 const GIVE_UP_AFTER: u64 = 10_000;
 /// At most this many year rollovers are assumed (keeps the arithmetic bounded); later ones are "backwards".
 const MAX_ROLLOVERS: u32 = 100;
-/// Years accepted in `-v year` timestamps (keeps nanoseconds from 2000-01-01 within `i64`).
-const YEARS: std::ops::RangeInclusive<u64> = 1900..=2199;
+/// Years accepted in `-v year` timestamps: any two of them (and the 100 assumed rollovers after 2001) are less
+/// than 131 years apart, so differences of their nanoseconds stay within `i64` (±292 years).
+const YEARS: std::ops::RangeInclusive<u64> = 1970..=2100;
 const NS_PER_DAY: i64 = 86_400_000_000_000;
 
 /// Which `adb logcat -v` format the file is in (that of its first log line), serialised lowercase.
@@ -228,7 +229,7 @@ impl Stamp {
             .map_or(base_year + i64::from(self.rollovers), i64::from);
         let days =
             days_from_civil(year, self.month.into(), self.day.into()) - days_from_civil(2000, 1, 1);
-        // Years are limited (YEARS, MAX_ROLLOVERS): |days| < 110 000, far inside i64 nanoseconds.
+        // Years are limited (YEARS, MAX_ROLLOVERS): any two times are < 131 years apart, inside i64 nanoseconds.
         days * NS_PER_DAY + self.nanos as i64
     }
 }

@@ -24,8 +24,8 @@ pub mod note {
     pub const EMPTY_SLOT: &str = "empty slots (0 0 0) skipped";
     /// Rows whose actual present is INT64_MAX.
     pub const PENDING: &str = "rows with a pending present fence (INT64_MAX) skipped";
-    /// Rows with actual present 0 but other times set.
-    pub const NO_PRESENT: &str = "rows without an actual present time (0) skipped";
+    /// Rows with actual present 0 (other times set) or negative.
+    pub const NO_PRESENT: &str = "rows without a valid actual present time (0 or negative) skipped";
     /// Lines that are not `desired actual ready`.
     pub const NOT_A_ROW: &str = "lines that are not three integers skipped";
     /// A row whose actual present is not after the previous row's in the same dump.
@@ -199,7 +199,7 @@ impl Reader {
                     Some(note::EMPTY_SLOT)
                 } else if actual == PENDING_FENCE {
                     Some(note::PENDING)
-                } else if actual == 0 {
+                } else if actual <= 0 {
                     Some(note::NO_PRESENT)
                 } else if current.last_present.is_some_and(|last| actual <= last) {
                     Some(note::BACKWARDS)
@@ -382,14 +382,14 @@ mod tests {
     fn skips_pending_fences_empty_slots_and_bad_lines_with_their_line_numbers() {
         let text =
             "16666666\r\n0 0 0\r\n100 200 150\r\n1 9223372036854775807 2\r\n5 0 6\r\nx y z\r\n\
-                    1 2\r\n300\t400\t350\r\n";
+                    1 2\r\n300\t400\t350\r\n7 -9000000000000000000 7\r\n";
         let c = parse(text).unwrap();
         assert_eq!(presents(&c), vec![200, 400]);
         assert_eq!(c.diagnostics.counts[note::EMPTY_SLOT].lines, vec![2]);
         assert_eq!(c.diagnostics.counts[note::PENDING].lines, vec![4]);
-        assert_eq!(c.diagnostics.counts[note::NO_PRESENT].lines, vec![5]);
+        assert_eq!(c.diagnostics.counts[note::NO_PRESENT].lines, vec![5, 9]);
         assert_eq!(c.diagnostics.counts[note::NOT_A_ROW].lines, vec![6, 7]);
-        assert_eq!((c.dumps, c.rows), (1, 5));
+        assert_eq!((c.dumps, c.rows), (1, 6));
         // Not 127 rows, but it has 0 0 0 slots: FrameTracker-backed, not flagged.
         assert_eq!(c.diagnostics.count(note::FRAME_TIMELINE_BACKED), 0);
     }

@@ -348,6 +348,42 @@ fn almost_captures_fail_cleanly_or_are_counted() {
 }
 
 #[test]
+fn extreme_times_are_analysed_without_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, body) in [
+        // Presents ~292 years apart: no per-second series (a clock fault), no 73 GB allocation.
+        ("far", "16666666\n1 1000 1\n2 9223372036854775806 2\n"),
+        // Negative and positive extremes: differences overflow i64.
+        (
+            "wide",
+            "16666666\n1 -9000000000000000000 1\n2 9000000000000000000 2\n3 9000000000000000001 3\n",
+        ),
+        // A desired present far before its present: missed vsyncs overflow.
+        ("late", "16666666\n1 1000000000 1\n-9223372036854775807 9223372036854775806 1\n"),
+    ] {
+        let p = write(d, name, body);
+        let out = ftl(&["analyze", path_str(&p), "--format", "json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(report["layers"][0]["presented_frames"].as_u64().unwrap() >= 1, "{name}");
+    }
+    let far = analyze_json(&d.join("far"), &[]);
+    let notes = far["layers"][0]["pacing_diagnostics"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("more than 31 days")),
+        "{notes:?}"
+    );
+    let wide = analyze_json(&d.join("wide"), &[]);
+    let skipped =
+        &wide["diagnostics"]["rows without a valid actual present time (0 or negative) skipped"];
+    assert_eq!(skipped["lines"], serde_json::json!([2]));
+}
+
+#[test]
 fn readers_never_panic_on_garbage() {
     use ftl::sources::{gfxinfo, logcat, sf_latency};
     let path = Path::new("garbage");
