@@ -285,7 +285,7 @@ fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64
 ///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (already triple-buffer adjusted); its causes
 ///   use the row's frame interval;
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
-///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is Android 7–8, whose dumps look the
+///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is the older (Android 6–7) rule, whose dumps look the
 ///   same, and the 9–11 rule is the one quoted by seed 001); janky iff
 ///   duration > the frame interval (`period_ns` when given — `--vsync-period` —, else the window's period,
 ///   [`frame_period`]; 16.67 ms if unknown; the dequeue
