@@ -1,11 +1,13 @@
 //! Reader of `adb shell dumpsys gfxinfo <package> [framestats]` captures into per-process, per-window summaries and
 //! PROFILEDATA rows (format: `shared/docs/frame-sources.md` §2; AOSP `libs/hwui/JankTracker.cpp`, `ProfileData.cpp`).
 
+use super::for_each_line;
 use crate::error::{Error, Result};
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// The line that opens and closes a framestats block (AOSP `JankTracker::dumpFrames`).
@@ -307,43 +309,28 @@ impl GfxWindow {
     }
 }
 
-/// Reads a whole capture (already decoded to UTF-8; may still contain `\r` at line ends and a leading U+FEFF).
+/// Reads a whole capture (already decoded to UTF-8), line by line ([`for_each_line`]).
 /// Several dumps back to back are merged: processes by pid and name, windows by name, rows de-duplicated by
 /// `IntendedVsync`; summaries are the last dump's.
 ///
 /// Errors ([`Error::Capture`]): a PROFILEDATA header without a needed column (naming the line and the column); a
 /// file with no gfxinfo content at all (line 0). Bad rows are skipped and counted in the diagnostics.
-pub fn read<R: BufRead>(mut reader: R, path: &Path, options: &Options) -> Result<GfxinfoCapture> {
+pub fn read<R: BufRead>(reader: R, path: &Path, options: &Options) -> Result<GfxinfoCapture> {
     let mut p = Parser {
         options: *options,
         ..Parser::default()
     };
-    let mut buf = Vec::new();
     let mut no = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if n == 0 {
-            break;
-        }
-        no += 1;
-        let text = String::from_utf8_lossy(&buf);
-        let text = if no == 1 {
-            text.trim_start_matches('\u{feff}')
-        } else {
-            &text
-        };
-        p.line(no, text).map_err(|(line, cause)| Error::Capture {
+    for_each_line(reader, path, |line| {
+        no = line.no;
+        let text = String::from_utf8_lossy(line.bytes);
+        p.line(no, &text).map_err(|(line, cause)| Error::Capture {
             path: path.to_path_buf(),
             line,
             cause,
         })?;
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
     if p.block.is_some() {
         p.diag
             .note("PROFILEDATA block not closed (truncated capture?)", no);

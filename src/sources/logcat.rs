@@ -21,12 +21,14 @@
 //! `Choreographer` lines whose message starts with `Skipped <N> frames!` become events — GT filters on the text
 //! `uch work on its main t` after `-s Choreographer:I`, which selects the same lines.
 
+use super::for_each_line;
 use crate::error::{Error, Result};
 use crate::model::CaptureDiagnostics;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// Diagnostics key: lines in none of the accepted formats.
@@ -42,11 +44,8 @@ const BAD_SKIP: &str =
     "Choreographer \"Skipped\" lines whose frame count could not be read (skipped)";
 /// Diagnostics key: bytes that are not UTF-8.
 const NOT_UTF8: &str = "lines with invalid UTF-8 (decoded lossily)";
-/// Diagnostics key: lines longer than [`MAX_LINE`].
+/// Diagnostics key: lines longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES).
 const OVERLONG: &str = "overlong lines (only their first 64 KiB read)";
-
-/// Longest line read, bytes (logcat's entries are at most ~4 KiB); the rest of a longer line is discarded.
-const MAX_LINE: usize = 64 * 1024;
 /// A file with no logcat line among its first this many lines is rejected without reading on.
 const GIVE_UP_AFTER: u64 = 10_000;
 /// At most this many year rollovers are assumed (keeps the arithmetic bounded); later ones are "backwards".
@@ -140,71 +139,30 @@ pub fn looks_like(head: &str) -> bool {
 /// line is in a logcat format (empty file, or not logcat: given up after 10 000 lines without one). Everything
 /// else — unrecognised lines, timestamps going backwards, overlong lines — is counted in
 /// [`ChoreographerLog::diagnostics`].
-pub fn read<R: BufRead>(mut reader: R, path: &Path) -> Result<ChoreographerLog> {
+pub fn read<R: BufRead>(reader: R, path: &Path) -> Result<ChoreographerLog> {
     let mut state = State::default();
-    let mut buf = Vec::new();
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    while let Some(overlong) = read_line_capped(&mut reader, &mut buf).map_err(io)? {
-        state.lines += 1;
-        let line_no = state.lines;
-        if overlong {
-            state.diagnostics.note(OVERLONG, line_no);
+    for_each_line(reader, path, |line| {
+        state.lines = line.no;
+        if line.cut {
+            state.diagnostics.note(OVERLONG, line.no);
         }
-        let text = match std::str::from_utf8(&buf) {
+        let text = match std::str::from_utf8(line.bytes) {
             Ok(s) => Cow::Borrowed(s),
             Err(_) => {
-                state.diagnostics.note(NOT_UTF8, line_no);
-                String::from_utf8_lossy(&buf)
+                state.diagnostics.note(NOT_UTF8, line.no);
+                String::from_utf8_lossy(line.bytes)
             }
         };
-        let mut s = text.trim_end_matches(['\n', '\r']);
-        if line_no == 1 {
-            s = s.strip_prefix('\u{feff}').unwrap_or(s);
-        }
-        state.line(s, line_no);
-        if state.entries == 0 && state.separators == 0 && line_no >= GIVE_UP_AFTER {
-            break;
-        }
-    }
+        state.line(&text, line.no);
+        Ok(
+            if state.entries == 0 && state.separators == 0 && line.no >= GIVE_UP_AFTER {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            },
+        )
+    })?;
     state.finish(path)
-}
-
-/// Reads one line (through `\n`) into `buf`, keeping at most [`MAX_LINE`] bytes and discarding the rest.
-/// `None` at end of input, else whether the line was cut.
-fn read_line_capped<R: BufRead>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-) -> std::io::Result<Option<bool>> {
-    buf.clear();
-    let mut any = false;
-    let mut cut = false;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok(any.then_some(cut));
-        }
-        any = true;
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        let room = MAX_LINE.saturating_sub(buf.len());
-        if take > room {
-            cut = true;
-        }
-        buf.extend_from_slice(chunk.get(..take.min(room)).unwrap_or_default());
-        reader.consume(take);
-        if done {
-            return Ok(Some(cut));
-        }
-    }
 }
 
 /// A wall-clock timestamp as printed, before it becomes nanoseconds. The derived order (rollovers, year, month,

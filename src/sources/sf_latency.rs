@@ -1,10 +1,12 @@
 //! Reader of `adb shell dumpsys SurfaceFlinger --latency <layer>` captures (one dump or many back to back) into
 //! one [`FrameSeries`] (format: `shared/docs/frame-sources.md` §1; AOSP `FrameTracker::dumpStats`).
 
+use super::for_each_line;
 use crate::error::{Error, Result};
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, SeriesFrames, Source};
 use serde::Serialize;
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// What SurfaceFlinger prints for a fence still pending when the dump was taken.
@@ -13,8 +15,6 @@ const PENDING_FENCE: i64 = i64::MAX;
 const FRAME_TRACKER_ROWS: u64 = 127;
 /// Plausible refresh periods (line 1), ns: 1 ms (1000 Hz) to 1 s.
 const PERIOD_RANGE_NS: std::ops::RangeInclusive<i64> = 1_000_000..=1_000_000_000;
-/// Longest line kept, bytes (a row is under 70).
-const MAX_LINE_BYTES: usize = 4096;
 /// The warning line older SurfaceFlinger prints before a dump when its lock is busy (Catapult skips it).
 const UNRESPONSIVE: &str = "SurfaceFlinger appears to be unresponsive";
 
@@ -228,64 +228,6 @@ impl Reader {
     }
 }
 
-/// Appends `bytes` to the line being carried over, up to [`MAX_LINE_BYTES`] in all: a line longer than any row is
-/// not a row either way, and a file without line ends cannot fill memory.
-fn keep(carry: &mut Vec<u8>, bytes: &[u8]) {
-    let room = MAX_LINE_BYTES.saturating_sub(carry.len());
-    carry.extend_from_slice(bytes.get(..room).unwrap_or(bytes));
-}
-
-/// Calls `f(line_no, line)` for every non-empty line of `reader` (1-based numbers; line ends, surrounding ASCII
-/// whitespace and a leading BOM removed), parsing in place in the reader's buffer: only a line that straddles
-/// two buffer fills is copied (its first [`MAX_LINE_BYTES`]). Stops at the first `Err`, returned with its line
-/// number.
-fn for_each_line<R: BufRead>(
-    mut reader: R,
-    mut f: impl FnMut(u64, &[u8]) -> std::result::Result<(), String>,
-) -> std::result::Result<(), (u64, String)> {
-    let mut line_no = 0u64;
-    let mut carry: Vec<u8> = Vec::new();
-    let mut handle = |line: &[u8], line_no: &mut u64| {
-        *line_no += 1;
-        let line = if *line_no == 1 {
-            line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
-        } else {
-            line
-        };
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            return Ok(());
-        }
-        f(*line_no, line).map_err(|cause| (*line_no, cause))
-    };
-    loop {
-        let chunk = reader
-            .fill_buf()
-            .map_err(|e| (line_no + 1, format!("cannot read: {e}")))?;
-        if chunk.is_empty() {
-            if !carry.is_empty() {
-                handle(&carry, &mut line_no)?;
-            }
-            return Ok(());
-        }
-        let filled = chunk.len();
-        let mut rest = chunk;
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            let (line, tail) = rest.split_at(end);
-            if carry.is_empty() {
-                handle(line.get(..MAX_LINE_BYTES).unwrap_or(line), &mut line_no)?;
-            } else {
-                keep(&mut carry, line);
-                handle(&carry, &mut line_no)?;
-                carry.clear();
-            }
-            rest = tail.get(1..).unwrap_or_default();
-        }
-        keep(&mut carry, rest);
-        reader.consume(filled);
-    }
-}
-
 /// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument,
 /// or the file name).
 ///
@@ -299,8 +241,15 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
         cause,
     };
     let mut state = Reader::default();
-    for_each_line(reader, |line_no, line| state.line(line_no, line))
-        .map_err(|(line, cause)| fail(line, cause))?;
+    for_each_line(reader, path, |line| {
+        let bytes = line.bytes.trim_ascii();
+        if !bytes.is_empty() {
+            state
+                .line(line.no, bytes)
+                .map_err(|cause| fail(line.no, cause))?;
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
     state.close_dump();
     let Reader {
         mut capture,
@@ -453,36 +402,13 @@ mod tests {
                 "buffer of {capacity} bytes"
             );
         }
-        let mut seen = Vec::new();
-        let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
-        for_each_line(reader, |n, l| {
-            seen.push((n, String::from_utf8_lossy(l).into_owned()));
-            Ok(())
-        })
-        .unwrap();
-        let want = [
-            (1, "16666666"),
-            (2, "1 100 1"),
-            (4, "2 200 2"),
-            (5, "3 300 3"),
-        ];
-        let want: Vec<(u64, String)> = want.iter().map(|(n, l)| (*n, l.to_string())).collect();
-        assert_eq!(seen, want);
     }
 
     #[test]
     fn an_endless_line_is_cut_not_kept_whole() {
         let mut text = String::from("16666666\n1 100 1\n");
-        text.push_str(&"7".repeat(1 << 20));
+        text.push_str(&"7".repeat(4 * super::super::MAX_LINE_BYTES));
         text.push_str("\n2 200 2\n");
-        let reader = std::io::BufReader::with_capacity(4096, text.as_bytes());
-        let mut longest = 0;
-        for_each_line(reader, |_, l| {
-            longest = longest.max(l.len());
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(longest, MAX_LINE_BYTES);
         let c = parse(&text).unwrap();
         assert_eq!(presents(&c), vec![100, 200]);
         assert_eq!(c.diagnostics.counts[note::NOT_A_ROW].lines, vec![3]);
