@@ -77,7 +77,7 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
     let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
     Ok(match source {
         model::Source::Perfetto => {
-            let trace = load_path(path)?;
+            let trace = load_trace(path)?;
             Analysis::Trace(Box::new(analysis::analyze(&trace, &shown, config)))
         }
         model::Source::SfLatency => {
@@ -136,6 +136,11 @@ pub fn load_path(path: &Path) -> Result<LoadedTrace> {
             });
         }
     }
+    load_trace(path)
+}
+
+/// [`load_path`] for a file already known to be (or to be meant as) a Perfetto trace.
+fn load_trace(path: &Path) -> Result<LoadedTrace> {
     let opened = input::open(path)?;
     let mut builder = TimelineBuilder::new();
     let decode =

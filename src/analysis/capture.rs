@@ -114,15 +114,8 @@ pub struct CaptureFrameRow {
 
 /// Applies `--process` / `--layer` and `--vsync-period` to a series; `None` if filtered out.
 fn configured(mut series: FrameSeries, config: &Config) -> Option<FrameSeries> {
-    if let Some(p) = &config.process {
-        let by_name = series
-            .process_name
-            .as_deref()
-            .is_some_and(|n| n.contains(p.as_str()));
-        let by_pid = series.pid.is_some_and(|pid| pid.to_string() == *p);
-        if !(by_name || by_pid) {
-            return None;
-        }
+    if !config.keeps_process(series.process_name.as_deref(), series.pid) {
+        return None;
     }
     if let Some(glob) = &config.layer {
         if !glob.matches(&series.layer_name) {
@@ -221,12 +214,7 @@ pub fn gfxinfo(
             layers.push(layer);
             series.push(s);
         }
-        let process_matches = config.process.as_ref().is_none_or(|want| {
-            p.process_name
-                .as_deref()
-                .is_some_and(|n| n.contains(want.as_str()))
-                || p.pid.is_some_and(|pid| pid.to_string() == *want)
-        });
+        let process_matches = config.keeps_process(p.process_name.as_deref(), p.pid);
         if kept_any || (process_matches && config.layer.is_none()) {
             processes.push(CaptureProcess {
                 pid: p.pid,
@@ -257,12 +245,7 @@ pub fn logcat(
     let layers = log
         .pids
         .iter()
-        .filter(|p| {
-            config
-                .process
-                .as_ref()
-                .is_none_or(|want| p.pid.to_string() == *want)
-        })
+        .filter(|p| config.keeps_process(None, Some(p.pid)))
         .map(|p| {
             let gt = gt_sm(p, log.first_ts_ns, log.last_ts_ns);
             CaptureLayer {
@@ -292,12 +275,7 @@ pub fn logcat(
             captured_with: Source::Logcat.command(),
             dumps: None,
             rows: log.lines,
-            log_format: Some(
-                serde_json::to_value(log.format)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-            ),
+            log_format: Some(log.format.name().to_string()),
             first_ts_ns: log.first_ts_ns,
             last_ts_ns: log.last_ts_ns,
             span_ms: log

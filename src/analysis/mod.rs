@@ -114,16 +114,6 @@ pub enum Analysis {
     Capture(Box<capture::CaptureReport>),
 }
 
-impl Analysis {
-    /// The kind of input.
-    pub fn source(&self) -> crate::model::Source {
-        match self {
-            Analysis::Trace(_) => crate::model::Source::Perfetto,
-            Analysis::Capture(c) => c.source,
-        }
-    }
-}
-
 /// The analysis of one trace: what `ftl analyze` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -168,6 +158,16 @@ pub struct Config {
     pub layer_name: Option<String>,
     /// gfxinfo: drop PROFILEDATA rows whose `Flags` is not 0 (the hand-analysis rule; JankTracker keeps them).
     pub gfxinfo_drop_flagged_rows: bool,
+}
+
+impl Config {
+    /// True if `--process` keeps the process with this name and pid: no filter, a name containing the filter
+    /// (case-sensitive), or a pid equal to it. An unknown name or pid never matches a filter.
+    pub fn keeps_process(&self, name: Option<&str>, pid: Option<i32>) -> bool {
+        self.process.as_deref().is_none_or(|want| {
+            name.is_some_and(|n| n.contains(want)) || pid.is_some_and(|p| p.to_string() == want)
+        })
+    }
 }
 
 impl Default for Config {
@@ -238,10 +238,8 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
     } = classify::classify_trace(timeline, &linked, &vsync, &options);
     // The links and labels are freed once the rows hold what they say.
     let (mut frames, display_frames) = frames::frame_rows(timeline, linked, surface, display);
-    if let Some(p) = &config.process {
-        processes.retain(|m| m.name.contains(p.as_str()) || m.pid.to_string() == *p);
-        frames.retain(|f| f.process_name.contains(p.as_str()) || f.pid.to_string() == *p);
-    }
+    processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
+    frames.retain(|f| config.keeps_process(Some(&f.process_name), Some(f.pid)));
     if let Some(glob) = &config.layer {
         frames.retain(|f| glob.matches(&f.layer_name));
     }

@@ -68,6 +68,17 @@ pub enum LogFormat {
     ThreadTime,
 }
 
+impl LogFormat {
+    /// The `-v` name of the format: `brief`, `time`, `threadtime`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogFormat::Brief => "brief",
+            LogFormat::Time => "time",
+            LogFormat::ThreadTime => "threadtime",
+        }
+    }
+}
+
 /// One Choreographer `Skipped N frames!` line (Choreographer.java `doFrame`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SkipEvent {
