@@ -331,10 +331,6 @@ pub struct LayerSummary {
     pub jank_tags: BTreeMap<String, u64>,
     /// The most frequent jank-type components other than `None`, most frequent first (at most 3).
     pub top_jank_types: Vec<(String, u64)>,
-    /// Frames with a known present time (their DisplayFrame ended).
-    pub presented_frames: u64,
-    /// Present-to-present frame rate over the layer's presents, frames/s.
-    pub fps: Option<f64>,
     /// Median actual frame duration (app start → buffer ready), ms; dropped and unfinished frames excluded.
     pub frame_dur_ms_p50: Option<f64>,
     /// 90th percentile frame duration, ms.
@@ -347,8 +343,8 @@ pub struct LayerSummary {
     pub overrun_ms_p99: Option<f64>,
     /// Largest overrun, ms.
     pub overrun_ms_max: Option<f64>,
-    /// The pacing metrics of the layer's present fences (surface_stats_collector, PerfDog, FPS per second, sm),
-    /// normalised by the trace's vsync period.
+    /// The pacing metrics of the layer's present fences (`presented_frames`, `fps`, surface_stats_collector,
+    /// PerfDog, FPS per second, sm), normalised by the trace's vsync period.
     #[serde(flatten)]
     pub pacing: Pacing,
 }
@@ -428,11 +424,6 @@ fn summarize_layer(
         overrun_ms: overruns,
     } = FrameTimes::of(frames);
     let series = layer_series(pid, layer, frames, period_ns);
-    let presents = series.presents();
-    let fps = match (presents.first(), presents.last()) {
-        (Some(a), Some(b)) if b > a => Some((presents.len() - 1) as f64 / ((b - a) as f64 / 1e9)),
-        _ => None,
-    };
     LayerSummary {
         pid,
         process_name: frames
@@ -458,8 +449,6 @@ fn summarize_layer(
         }),
         jank_tags,
         top_jank_types: top,
-        presented_frames: presents.len() as u64,
-        fps,
         frame_dur_ms_p50: percentile(&durs, 50.0),
         frame_dur_ms_p90: percentile(&durs, 90.0),
         frame_dur_ms_p99: percentile(&durs, 99.0),

@@ -244,8 +244,10 @@ pub fn sm_per_second(
 /// presents); why is in `pacing_diagnostics`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Pacing {
-    /// Distinct present times.
+    /// Distinct present times (for a trace layer: its frames whose DisplayFrame ended, dropped ones excluded).
     pub presented_frames: u64,
+    /// Present-to-present frame rate over the whole span, frames/s: (presents − 1) / (last − first present).
+    pub fps: Option<f64>,
     /// Which time the presents are (`present fence`, `DisplayPresentTime`, `FrameCompleted (...)`).
     pub presents_from: &'static str,
     /// First present, ns on the source's clock.
@@ -325,6 +327,12 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
     let mut p = Pacing {
         presented_frames: presents.len() as u64,
         presents_from: series.presents_from,
+        fps: match (presents.first(), presents.last()) {
+            (Some(a), Some(b)) if b > a => {
+                Some((presents.len() - 1) as f64 / ((*b as f64 - *a as f64) / 1e9))
+            }
+            _ => None,
+        },
         first_present_ns: presents.first().copied(),
         last_present_ns: presents.last().copied(),
         refresh_period_ms: series.period_ns.map(|n| n as f64 / 1e6),

@@ -419,7 +419,7 @@ fn layers_section(layers: &[LayerSummary]) -> String {
             l.sf_janky_frames.to_string(),
             l.dropped_frames.to_string(),
             l.stuffed_frames.to_string(),
-            l.fps.map_or_else(|| "-".into(), |f| format!("{f:.1}")),
+            opt1(l.pacing.fps),
             ms(l.frame_dur_ms_p50),
             ms(l.frame_dur_ms_p90),
             ms(l.frame_dur_ms_p99),

@@ -210,3 +210,18 @@ fn table_schemas_do_not_depend_on_the_trace() {
         );
     }
 }
+
+/// Flattened structs (a layer and its pacing numbers) must not repeat a field name: JSON with a key twice is
+/// read differently by different parsers, and a table keeps only one of the columns.
+#[test]
+fn layer_objects_have_each_field_once() {
+    fn once<T: serde::Serialize + Default>(what: &str) {
+        let text = serde_json::to_string(&T::default()).unwrap();
+        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+        // Defaults hold no nested keys and no strings with `":`, so every `":` ends a top-level key.
+        assert_eq!(text.matches("\":").count(), map.len(), "{what}: {text}");
+    }
+    once::<ftl::analysis::metrics::LayerSummary>("trace layer");
+    once::<ftl::analysis::capture::CaptureLayer>("capture layer");
+    once::<ftl::batch::TriageRow>("triage row");
+}

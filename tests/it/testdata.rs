@@ -67,7 +67,7 @@ fn synthetic_pipeline_numbers_are_the_simulated_ones() {
     );
     // Presents: every slot except the 3 whose frame was late (they present in the next slot): 117 presents,
     // 3 gaps of two vsyncs → Chromium jank_count 3, max_frame_delay 2.
-    assert_eq!(layer.presented_frames, 117);
+    assert_eq!(layer.pacing.presented_frames, 117);
     assert_eq!(
         (layer.pacing.jank_count, layer.pacing.max_frame_delay),
         (Some(3), Some(2))
