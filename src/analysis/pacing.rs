@@ -340,54 +340,41 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
         ..Pacing::default()
     };
     let period = series.period_ns.unwrap_or(0);
-    let buckets: [(&str, &[i64]); 3] = [
-        ("", &presents),
-        ("_99", bucket(&presents, 0.99)),
-        ("_50", bucket(&presents, 0.5)),
-    ];
-    for (suffix, slice) in buckets {
-        let stats = match surface_stats(slice, period) {
-            Ok(s) => Some(s),
+    if period <= 0 {
+        p.pacing_diagnostics
+            .push("surface_stats_collector: no refresh period".to_string());
+    } else {
+        let mut bucket_stats = |suffix: &str, slice: &[i64]| match surface_stats(slice, period) {
+            Ok(s) => (
+                Some(s.avg_surface_fps),
+                Some(s.jank_count),
+                Some(s.max_frame_delay),
+                Some(s.frame_lengths),
+            ),
             Err(why) => {
-                let why = if period <= 0 {
-                    "no refresh period"
-                } else {
-                    why
-                };
                 p.pacing_diagnostics
                     .push(format!("surface_stats_collector{suffix}: {why}"));
-                None
+                (None, None, None, None)
             }
         };
-        let (fps, jank, delay, lengths) = match suffix {
-            "" => (
-                &mut p.avg_surface_fps,
-                &mut p.jank_count,
-                &mut p.max_frame_delay,
-                &mut p.frame_lengths,
-            ),
-            "_99" => (
-                &mut p.avg_surface_fps_99,
-                &mut p.jank_count_99,
-                &mut p.max_frame_delay_99,
-                &mut p.frame_lengths_99,
-            ),
-            _ => (
-                &mut p.avg_surface_fps_50,
-                &mut p.jank_count_50,
-                &mut p.max_frame_delay_50,
-                &mut p.frame_lengths_50,
-            ),
-        };
-        if let Some(s) = stats {
-            *fps = Some(s.avg_surface_fps);
-            *jank = Some(s.jank_count);
-            *delay = Some(s.max_frame_delay);
-            *lengths = Some(s.frame_lengths);
-        }
-        if period <= 0 {
-            break;
-        }
+        (
+            p.avg_surface_fps,
+            p.jank_count,
+            p.max_frame_delay,
+            p.frame_lengths,
+        ) = bucket_stats("", &presents);
+        (
+            p.avg_surface_fps_99,
+            p.jank_count_99,
+            p.max_frame_delay_99,
+            p.frame_lengths_99,
+        ) = bucket_stats("_99", bucket(&presents, 0.99));
+        (
+            p.avg_surface_fps_50,
+            p.jank_count_50,
+            p.max_frame_delay_50,
+            p.frame_lengths_50,
+        ) = bucket_stats("_50", bucket(&presents, 0.5));
     }
     if let Some(d) = perfdog(&presents) {
         p.perfdog_jank = Some(d.jank);

@@ -131,6 +131,8 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
     row.perfdog_stutter_pct = max(|p| p.perfdog_stutter_pct);
     row.sm = min(|p| p.sm);
     row.gt_sm = min(|p| p.gt_sm);
+    // The FPS columns (and, without a vsync model, the refresh rate) are those of the main layer: the one with
+    // the most presents.
     if let Some(main) = layers
         .iter()
         .filter(|p| p.presented_frames > 0)
@@ -139,6 +141,9 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
         row.avg_surface_fps = main.avg_surface_fps;
         row.fps_mean = main.fps_mean;
         row.fps_1pct_low = main.fps_1pct_low;
+        row.refresh_rate_hz = row
+            .refresh_rate_hz
+            .or_else(|| main.refresh_period_ms.map(|ms| 1e3 / ms));
     }
     row
 }
@@ -147,11 +152,7 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
 fn capture_rows(job: &Job, report: &CaptureReport, grouping: Grouping) -> Vec<TriageRow> {
     let mut groups: BTreeMap<(Option<i32>, Option<&str>), Vec<&CaptureLayer>> = BTreeMap::new();
     for l in &report.layers {
-        let key = match grouping {
-            Grouping::Trace => (None, None),
-            Grouping::Process => (l.pid, None),
-            Grouping::Layer => (l.pid, l.layer_name.as_deref()),
-        };
+        let key = group_key(grouping, l.pid, l.layer_name.as_deref());
         groups.entry(key).or_default().push(l);
     }
     if groups.is_empty() {
@@ -173,12 +174,6 @@ fn capture_rows(job: &Job, report: &CaptureReport, grouping: Grouping) -> Vec<Tr
             let pacing: Vec<&Pacing> = layers.iter().map(|l| &l.pacing).collect();
             let mut row = pacing_columns(base.clone(), &pacing);
             row.frames = Some(layers.iter().map(|l| l.frames).sum());
-            row.refresh_rate_hz = pacing
-                .iter()
-                .filter(|p| p.presented_frames > 0)
-                .max_by_key(|p| p.presented_frames)
-                .and_then(|p| p.refresh_period_ms)
-                .map(|ms| 1e3 / ms);
             row.pid = pid;
             row.process_name =
                 pid.and_then(|_| layers.first().and_then(|l| l.process_name.clone()));
@@ -193,11 +188,11 @@ fn trace_rows(job: &Job, report: &Report, grouping: Grouping) -> Vec<TriageRow> 
     type Group<'r> = (Vec<&'r LayerSummary>, Vec<&'r FrameRow>);
     let mut groups: BTreeMap<(Option<i32>, Option<&str>), Group> = BTreeMap::new();
     for l in &report.layers {
-        let key = group_key(grouping, l.pid, &l.layer_name);
+        let key = group_key(grouping, Some(l.pid), Some(&l.layer_name));
         groups.entry(key).or_default().0.push(l);
     }
     for f in &report.frames {
-        let key = group_key(grouping, f.pid, &f.layer_name);
+        let key = group_key(grouping, Some(f.pid), Some(&f.layer_name));
         groups.entry(key).or_default().1.push(f);
     }
     // A trace without app frames (or none left by --process / --layer) still gets its row, with 0 frames.
@@ -237,11 +232,16 @@ fn trace_rows(job: &Job, report: &Report, grouping: Grouping) -> Vec<TriageRow> 
         .collect()
 }
 
-fn group_key(grouping: Grouping, pid: i32, layer: &str) -> (Option<i32>, Option<&str>) {
+/// The (pid, layer) a row of `grouping` is keyed by.
+fn group_key(
+    grouping: Grouping,
+    pid: Option<i32>,
+    layer: Option<&str>,
+) -> (Option<i32>, Option<&str>) {
     match grouping {
         Grouping::Trace => (None, None),
-        Grouping::Process => (Some(pid), None),
-        Grouping::Layer => (Some(pid), Some(layer)),
+        Grouping::Process => (pid, None),
+        Grouping::Layer => (pid, layer),
     }
 }
 
