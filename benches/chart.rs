@@ -77,6 +77,8 @@ fn main() {
             let trace = ftl::load_path(&path).expect("load bench trace");
             ftl::analysis::analyze(&trace, &name, &Default::default())
         });
+        let frames = report.frames.len();
+        let analysis = ftl::analysis::Analysis::Trace(Box::new(report));
         for (label, window, ext) in charts {
             let out = data.join(format!("chart.{ext}"));
             let options = ChartOptions {
@@ -84,12 +86,12 @@ fn main() {
                 ..ChartOptions::default()
             };
             let (render, ()) =
-                best_of(|| chart::render_trace(&report, &out, &options).expect("render chart"));
+                best_of(|| chart::render(&analysis, &out, &options).expect("render chart"));
             println!(
                 "{:<58} {:>7.1} {:>9} {:>7.0}ms {:>8.0} {:>11} {:>7.0}ms",
                 path.file_name().unwrap_or_default().to_string_lossy(),
                 bytes / MB,
-                report.frames.len(),
+                frames,
                 ms(analyze),
                 bytes / MB / analyze.as_secs_f64(),
                 format!("{label} {ext}"),

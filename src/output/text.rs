@@ -90,6 +90,7 @@ pub fn render_capture(report: &CaptureReport) -> String {
         let _ = writeln!(out, "Span       {:.3} s", span / 1e3);
     }
     out.push('\n');
+    out.push_str(&capture_verdict(report));
     let framed: Vec<(String, &Pacing)> = report
         .layers
         .iter()
@@ -119,6 +120,59 @@ pub fn render_capture(report: &CaptureReport) -> String {
         };
         let _ = writeln!(out, "  {} {what}{at}", n.count);
     }
+    out
+}
+
+/// The answer first: for each layer / window with presents (most presents first, at most 5), its FPS, PerfDog
+/// jank and stutter, and the recomputed JankTracker janky share; for each logcat pid, GT's SM and the frames it
+/// skipped.
+fn capture_verdict(report: &CaptureReport) -> String {
+    let mut layers: Vec<_> = report.layers.iter().collect();
+    layers.sort_by_key(|l| std::cmp::Reverse((l.pacing.presented_frames, l.skipped_frames)));
+    let mut lines = Vec::new();
+    for l in layers.iter().take(5) {
+        let p = &l.pacing;
+        let name = match (&l.layer_name, l.pid) {
+            (Some(name), _) => label::elide(&label::layer_label(name), 60),
+            (None, Some(pid)) => format!("pid {pid}"),
+            (None, None) => "-".into(),
+        };
+        let mut words = Vec::new();
+        if let (Some(fps), Some(low)) = (p.avg_surface_fps, p.fps_1pct_low) {
+            words.push(format!("{fps} fps (1% low {low:.1})"));
+        }
+        if let (Some(jank), Some(big), Some(stutter)) =
+            (p.perfdog_jank, p.perfdog_big_jank, p.perfdog_stutter_pct)
+        {
+            words.push(format!(
+                "PerfDog {jank} jank, {big} big, stutter {stutter:.1} %"
+            ));
+        }
+        if let Some(j) = l.jank_tracker.iter().find(|j| j.numbers == "recomputed") {
+            words.push(format!(
+                "JankTracker {} of {} frames janky ({:.1} %)",
+                j.janky_frames, j.total_frames, j.janky_pct
+            ));
+        }
+        if let Some(skipped) = l.skipped_frames {
+            let sm = p
+                .gt_sm
+                .map_or_else(String::new, |sm| format!("GT SM {sm:.1}, "));
+            words.push(format!("{sm}{skipped} frames skipped"));
+        }
+        if !words.is_empty() {
+            lines.push(format!("{name}: {}", words.join("; ")));
+        }
+    }
+    if lines.is_empty() {
+        return "Verdict    nothing to measure: no frames with present times, no Choreographer skips\n\n".into();
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let head = if i == 0 { "Verdict    " } else { "           " };
+        let _ = writeln!(out, "{head}{line}");
+    }
+    out.push('\n');
     out
 }
 

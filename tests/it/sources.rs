@@ -205,6 +205,27 @@ fn real_gfxinfo_capture_gives_the_numbers_the_device_printed() {
         Value::Null,
         "not recomputable"
     );
+    // The text report answers first, with the same numbers.
+    let shown = ftl_ok(&[
+        "analyze",
+        path_str(&text("linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt")),
+    ]);
+    let verdict = shown
+        .lines()
+        .find(|l| l.starts_with("Verdict"))
+        .expect("a verdict line");
+    let expected = format!(
+        "{} fps (1% low {:.1}); PerfDog {} jank, {} big",
+        splash["avg_surface_fps"],
+        splash["fps_1pct_low"].as_f64().unwrap(),
+        splash["perfdog_jank"],
+        splash["perfdog_big_jank"]
+    );
+    assert!(verdict.contains(&expected), "{verdict} / {expected}");
+    assert!(verdict.contains(&format!(
+        "JankTracker {} of {} frames janky",
+        re["janky_frames"], re["total_frames"]
+    )));
     // The empty Toast window: 0 frames, percentiles printed as 4950 ms.
     let toast = layers
         .iter()

@@ -120,8 +120,8 @@ pub fn intervals(presents: &[i64], origin: i64, start: i64, end: i64) -> Vec<Int
         }
     }
     let interval = |(w, mark): (&[i64], Mark)| Interval {
-        t_s: (w[1] - origin) as f64 / NS_PER_S as f64,
-        ms: (w[1] - w[0]) as f64 / NS_PER_MS as f64,
+        t_s: (w[1] as f64 - origin as f64) / NS_PER_S as f64,
+        ms: (w[1] as f64 - w[0] as f64) / NS_PER_MS as f64,
         mark,
     };
     let all = presents.windows(2).zip(marks);
@@ -192,7 +192,7 @@ fn series_row(report: &CaptureReport, i: usize, origin: i64, w: &Window) -> Opti
         label: layer_label(&s.layer_name) + &pid,
         intervals: intervals(&presents, origin, w.start_ns, w.end_ns),
         period_ms: s.period_ns.map(|n| n as f64 / NS_PER_MS as f64),
-        offset_s: (presents.first()? - origin) as f64 / NS_PER_S as f64,
+        offset_s: (*presents.first()? as f64 - origin as f64) / NS_PER_S as f64,
         per_second: p.fps_per_second.iter().map(|&v| v as f64).collect(),
         mean: p.fps_mean,
         sm: p
@@ -211,7 +211,7 @@ fn series_row(report: &CaptureReport, i: usize, origin: i64, w: &Window) -> Opti
 fn pid_row(report: &CaptureReport, i: usize, origin: i64) -> Option<Row> {
     let layer = report.layers.get(i)?;
     let p = &layer.pacing;
-    let s = |ns: i64| (ns - origin) as f64 / NS_PER_S as f64;
+    let s = |ns: i64| (ns as f64 - origin as f64) / NS_PER_S as f64;
     // GT's ticks start at the earliest of the first log line and the events.
     let t0 = layer
         .skips
@@ -323,7 +323,7 @@ impl CaptureChart {
         let (mut rows, mut x_s) = (Vec::new(), (0.0, 1.0));
         if let Some((first, last)) = c.first_ts_ns.zip(c.last_ts_ns) {
             let w = window(options.window, first, last);
-            let s = |ns: i64| (ns - first) as f64 / NS_PER_S as f64;
+            let s = |ns: i64| (ns as f64 - first as f64) / NS_PER_S as f64;
             x_s = (s(w.start_ns), s(w.end_ns).max(s(w.start_ns) + 1e-3));
             title.push(match w.choice {
                 WindowChoice::Given => format!("{} of {:.2} s", w.describe(), s(last)),

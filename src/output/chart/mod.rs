@@ -232,12 +232,6 @@ pub fn render(analysis: &Analysis, path: &Path, options: &ChartOptions) -> Resul
     }
 }
 
-/// Renders a trace's timeline picture to `path` (see [`render`]).
-pub fn render_trace(report: &Report, path: &Path, options: &ChartOptions) -> Result<()> {
-    prepare(path, options)?;
-    write(&Chart::build(report, options), path)
-}
-
 /// The error of writing `path`.
 fn output_error(path: &Path, cause: String) -> Error {
     Error::Output {
