@@ -53,6 +53,7 @@ impl TraceBuilder {
         };
         self.push(proto::TracePacket {
             process_tree: Some(proto::ProcessTree {
+                threads: Vec::new(),
                 processes: vec![process],
             }),
             ..Default::default()

@@ -1,5 +1,6 @@
 //! What it means: pure functions from a [`Timeline`] to a [`Report`]; no I/O.
 
+pub mod app;
 pub mod capture;
 pub mod classify;
 pub mod explain;

@@ -3,6 +3,7 @@
 
 use crate::analysis::{self, capture, explain, slices, Analysis, Config};
 use crate::error::{Error, Result};
+use crate::output::perfetto_tables::PerfettoTable;
 use crate::output::table::{to_dataframe, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -65,6 +66,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Triage many traces and captures in parallel into one ranked table; bad files are reported, not fatal.
     Batch(batch::BatchArgs),
+    /// Print a Perfetto stdlib table of the app's frames (android_frames, android_frame_stats, ...) row for
+    /// row, with Perfetto's column names; needs the app's atrace sections (Choreographer#doFrame, DrawFrame).
+    Table(TableArgs),
 }
 
 /// Options shared by every command that reads one input.
@@ -221,6 +225,31 @@ pub struct FramesArgs {
     output: Option<PathBuf>,
 }
 
+/// `ftl table`.
+#[derive(Debug, Args)]
+#[command(after_help = TABLE_HELP)]
+pub struct TableArgs {
+    /// The Perfetto trace.
+    #[arg(value_name = "TRACE")]
+    trace: PathBuf,
+    /// The table, by its Perfetto name.
+    #[arg(value_enum, value_name = "NAME")]
+    name: PerfettoTable,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    format: Format,
+    /// Output file (stdout if omitted; Parquet needs a file).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+const TABLE_HELP: &str = "Columns are Perfetto's, in Perfetto's order, with trace processor's row ids replaced by what
+the trace says: upid -> pid, utid -> tid (ui_thread_tid, render_thread_tid); other *_id columns of slices are
+left out, frame_id (the vsync id) is kept. Times are ns on the trace clock. A trace without the app's atrace
+sections (record the `gfx` and `view` atrace categories, or run a Macrobenchmark) gives header-only tables,
+except android_frames_overrun, which needs FrameTimeline only.
+Source: Perfetto stdlib android/frames/timeline.sql and per_frame_metrics.sql.";
+
 /// `ftl explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -308,6 +337,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
         Command::Report(a) => report::run(&a)?,
         Command::Batch(a) => return batch::run(&a),
+        Command::Table(a) => {
+            let trace = crate::load_path(&a.trace)?;
+            let mut df = crate::output::perfetto_tables::table(a.name, &trace.timeline)?;
+            write_table(&mut df, a.format.into(), a.output.as_deref())?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

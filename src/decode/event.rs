@@ -1,6 +1,8 @@
 //! `Event`: the one contract between the trace file format and the model. Producers (the protobuf decoder,
 //! the synth builder's tests) emit these; everything downstream consumes only these.
 
+pub use super::atrace::Atrace;
+
 /// Which of the four FrameTimeline slice kinds a start event opens.
 /// Source: `FrameTimelineEvent` oneof in Perfetto's `frameworks_native_trace_packet.proto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -126,4 +128,22 @@ pub enum Event {
     },
     /// `SystemInfo` packet.
     SystemInfo(SystemInfo),
+    /// An atrace line from an ftrace `print` event, its timestamp converted to the trace clock.
+    Atrace {
+        /// Timestamp on the trace clock, ns.
+        ts_ns: i64,
+        /// The writing thread.
+        tid: i32,
+        /// The parsed line.
+        event: Atrace,
+    },
+    /// A thread's process or name: `ProcessTree.threads`, ftrace `task_newtask` / `task_rename`.
+    Thread {
+        /// Thread id.
+        tid: i32,
+        /// Its process, if the source says.
+        tgid: Option<i32>,
+        /// Its name (`comm`), if the source says.
+        name: Option<String>,
+    },
 }

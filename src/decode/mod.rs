@@ -3,10 +3,13 @@
 //! Reads a `Trace` packet by packet from any `BufRead` (plain or already inflated gzip), keeps only the
 //! TracePacket fields ftl needs — `frame_timeline_event` (76), `timestamp` (8), `timestamp_clock_id` (58),
 //! `trusted_packet_sequence_id` (10), `process_tree` (2), `clock_snapshot` (6), `system_info` (45),
-//! `trace_packet_defaults` (59) — and inflates `compressed_packets` (50) recursively.
+//! `trace_packet_defaults` (59), `ftrace_events` (1: only `print`, `task_newtask`, `task_rename`) — and inflates
+//! `compressed_packets` (50) recursively.
 
+pub mod atrace;
 mod clock;
 pub mod event;
+mod ftrace;
 mod packets;
 pub mod wire;
 
@@ -17,7 +20,9 @@ pub(crate) mod proto {
 }
 
 pub use clock::BOOTTIME;
-pub use event::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+pub use event::{
+    Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+};
 
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -39,8 +44,11 @@ pub struct DecodeSummary {
     pub frame_timeline_clock_ids: BTreeSet<u32>,
     /// The trace clock all timestamps are converted to (6 = BOOTTIME unless the trace says otherwise).
     pub trace_clock: u32,
-    /// FrameTimeline events dropped because no ClockSnapshot relates their clock to the trace clock.
+    /// FrameTimeline events and atrace lines dropped because no ClockSnapshot relates their clock to the trace
+    /// clock (or their ftrace clock is one ftl does not convert).
     pub unconvertible_timestamps: u64,
+    /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
+    pub atrace_parse_failures: u64,
     /// FrameTimeline events dropped because their packet had no timestamp.
     pub missing_timestamps: u64,
 }

@@ -2,8 +2,10 @@
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
 //! kept fields into [`Event`]s via prost.
 
+use super::atrace::{self, Atrace, Parsed};
 use super::clock::ClockConverter;
 use super::event::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -16,6 +18,7 @@ use std::io::{BufRead, BufReader};
 const MAX_PACKET_BYTES: u64 = 512 * 1024 * 1024;
 
 // TracePacket field numbers (trace_packet.proto).
+const F_FTRACE_EVENTS: u32 = 1;
 const F_PROCESS_TREE: u32 = 2;
 const F_CLOCK_SNAPSHOT: u32 = 6;
 const F_TIMESTAMP: u32 = 8;
@@ -38,6 +41,22 @@ struct PacketFields {
     system_info: Option<Vec<u8>>,
     compressed: Option<Vec<u8>>,
     defaults: Option<Vec<u8>>,
+    ftrace: Option<Vec<u8>>,
+}
+
+/// An event waiting for a ClockSnapshot that relates its clock to the trace clock.
+enum Timed {
+    FrameTimeline(FrameTimelineEvent),
+    Atrace { tid: i32, event: Atrace },
+}
+
+impl Timed {
+    fn at(self, ts_ns: i64) -> Event {
+        match self {
+            Timed::FrameTimeline(event) => Event::FrameTimeline { ts_ns, event },
+            Timed::Atrace { tid, event } => Event::Atrace { ts_ns, tid, event },
+        }
+    }
 }
 
 /// Walks packets and emits events; one per trace.
@@ -46,8 +65,8 @@ pub(super) struct PacketDecoder<'s> {
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
-    /// FrameTimeline events waiting for a clock snapshot: (clock, raw ts, event).
-    pending: Vec<(u32, u64, FrameTimelineEvent)>,
+    /// Events waiting for a clock snapshot: (clock, raw ts, event).
+    pending: Vec<(u32, u64, Timed)>,
     pub(super) summary: DecodeSummary,
 }
 
@@ -167,6 +186,15 @@ impl<'s> PacketDecoder<'s> {
         if let Some(bytes) = &fields.process_tree {
             match proto::ProcessTree::decode(bytes.as_slice()) {
                 Ok(tree) => {
+                    for t in tree.threads {
+                        if let Some(tid) = t.tid {
+                            (self.sink)(Event::Thread {
+                                tid,
+                                tgid: t.tgid,
+                                name: t.name,
+                            });
+                        }
+                    }
                     for p in tree.processes {
                         if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
                             (self.sink)(Event::Process {
@@ -192,6 +220,9 @@ impl<'s> PacketDecoder<'s> {
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
+        if let Some(bytes) = &fields.ftrace {
+            self.ftrace(bytes);
+        }
         if let Some(bytes) = &fields.compressed {
             self.summary.compressed_chunks += 1;
             let inflated = BufReader::new(ZlibDecoder::new(bytes.as_slice()));
@@ -209,6 +240,50 @@ impl<'s> PacketDecoder<'s> {
         Ok(())
     }
 
+    /// The atrace lines and thread names of one ftrace bundle.
+    fn ftrace(&mut self, bundle: &[u8]) {
+        let mut items = Vec::new();
+        let clock = match ftrace::walk(bundle, &mut |item| items.push(item)) {
+            Ok(clock) => clock,
+            Err(_) => {
+                self.summary.malformed_packets += 1;
+                return;
+            }
+        };
+        for item in items {
+            match item {
+                FtraceItem::ThreadName { tid, name } => (self.sink)(Event::Thread {
+                    tid,
+                    tgid: None,
+                    name: Some(name),
+                }),
+                FtraceItem::Print { ts, tid, buf } => {
+                    let event = match atrace::parse(buf) {
+                        Parsed::Kept(event) => event,
+                        Parsed::Unused => continue,
+                        Parsed::Invalid => {
+                            self.summary.atrace_parse_failures += 1;
+                            continue;
+                        }
+                    };
+                    let Some(clock) = clock else {
+                        self.summary.unconvertible_timestamps += 1;
+                        continue;
+                    };
+                    self.timed(clock, ts, Timed::Atrace { tid, event });
+                }
+            }
+        }
+    }
+
+    /// Emits `event` at `raw` on `clock` converted to the trace clock, or keeps it until a snapshot allows.
+    fn timed(&mut self, clock: u32, raw: u64, event: Timed) {
+        match self.clock.to_trace(clock, raw) {
+            Some(ts_ns) => (self.sink)(event.at(ts_ns)),
+            None => self.pending.push((clock, raw, event)),
+        }
+    }
+
     fn frame_timeline(&mut self, fields: &PacketFields, event: FrameTimelineEvent) {
         let Some(raw) = fields.timestamp else {
             self.summary.missing_timestamps += 1;
@@ -222,19 +297,12 @@ impl<'s> PacketDecoder<'s> {
             .or(seq_default)
             .unwrap_or(self.clock.trace_clock());
         self.summary.frame_timeline_clock_ids.insert(clock);
-        match self.clock.to_trace(clock, raw) {
-            Some(ts_ns) => (self.sink)(Event::FrameTimeline { ts_ns, event }),
-            None => self.pending.push((clock, raw, event)),
-        }
+        self.timed(clock, raw, Timed::FrameTimeline(event));
     }
 
     fn flush_pending(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        for (clock, raw, event) in pending {
-            match self.clock.to_trace(clock, raw) {
-                Some(ts_ns) => (self.sink)(Event::FrameTimeline { ts_ns, event }),
-                None => self.pending.push((clock, raw, event)),
-            }
+        for (clock, raw, event) in std::mem::take(&mut self.pending) {
+            self.timed(clock, raw, event);
         }
     }
 }
@@ -267,6 +335,7 @@ fn read_fields<R: BufRead>(
     while wire.offset() < end {
         let (field, wire_type) = wire.key()?;
         let slot = match field {
+            F_FTRACE_EVENTS => &mut f.ftrace,
             F_FRAME_TIMELINE_EVENT => &mut f.frame_timeline,
             F_PROCESS_TREE => &mut f.process_tree,
             F_CLOCK_SNAPSHOT => &mut f.clock_snapshot,

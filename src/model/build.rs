@@ -6,6 +6,7 @@
 use super::frame::{
     app_from_layer_name, layer_index, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
 };
+use super::sections::{SectionFilter, SectionsBuilder};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
@@ -43,12 +44,21 @@ pub struct TimelineBuilder {
     layer_names: Vec<String>,
     names: FxHashMap<i32, (String, Option<i32>)>,
     system_info: Option<SystemInfo>,
+    sections: SectionsBuilder,
 }
 
 impl TimelineBuilder {
-    /// An empty builder.
+    /// An empty builder keeping the app sections [`SectionFilter::default`] keeps.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty builder keeping the app sections `filter` keeps.
+    pub fn with_sections(filter: SectionFilter) -> Self {
+        TimelineBuilder {
+            sections: SectionsBuilder::new(filter),
+            ..Self::default()
+        }
     }
 
     /// Number of FrameTimeline events received so far.
@@ -67,6 +77,8 @@ impl TimelineBuilder {
                 self.names.insert(pid, (name, uid));
             }
             Event::SystemInfo(info) => self.system_info = Some(info),
+            Event::Atrace { ts_ns, tid, event } => self.sections.push(ts_ns, tid, event),
+            Event::Thread { tid, tgid, name } => self.sections.thread(tid, tgid, name),
         }
     }
 
@@ -230,6 +242,12 @@ impl TimelineBuilder {
             processes,
             system_info: self.system_info,
             stats,
+            app: self.sections.build(),
+            process_names: self
+                .names
+                .into_iter()
+                .map(|(pid, (name, _))| (pid, name))
+                .collect(),
         }
     }
 }

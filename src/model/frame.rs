@@ -141,6 +141,10 @@ pub struct Timeline {
     pub system_info: Option<SystemInfo>,
     /// Import oddities.
     pub stats: ImportStats,
+    /// The app's atrace sections that name frames, interactions and markers (empty without atrace).
+    pub app: super::sections::AppSections,
+    /// Every process the trace names (`ProcessTree`), by pid: also those owning no FrameTimeline slice.
+    pub process_names: BTreeMap<i32, String>,
 }
 
 /// An actual DisplayFrame with its expected slice (indices into [`Timeline::actual`] / [`Timeline::expected`]).

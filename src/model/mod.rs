@@ -3,6 +3,7 @@
 mod build;
 pub mod frame;
 pub mod jank;
+pub mod sections;
 mod shared;
 
 pub use build::TimelineBuilder;
@@ -10,6 +11,7 @@ pub use frame::{
     DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline,
 };
 pub use jank::JankTag;
+pub use sections::{AppSections, SectionFilter};
 pub use shared::SharedStr;
 pub mod series;
 pub use series::{CaptureDiagnostics, FrameSeries, SeriesFrame, SeriesFrames, Source};

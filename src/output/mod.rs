@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod label;
+pub mod perfetto_tables;
 pub mod table;
 pub mod text;
 

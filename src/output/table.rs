@@ -79,6 +79,7 @@ impl Kind {
             "_ns", "_token", "_bytes", "_byte", "frames", "_count", "_version", "_delay", "pid",
         ]) || name == "uid"
             || name.starts_with("frame_dur_")
+            || is_perfetto_integer(name)
         {
             Kind::Int
         } else if name.starts_with("is_") || name == "agrees" {
@@ -87,6 +88,16 @@ impl Kind {
             Kind::Str
         }
     }
+}
+
+/// Perfetto stdlib columns that hold integers whatever their name says: ids, ns times and durations, 1/NULL
+/// flags (`was_*`), frame counts.
+fn is_perfetto_integer(name: &str) -> bool {
+    matches!(name, "frame_id" | "ts" | "dur" | "ts_end" | "overrun")
+        || ["_tid", "_time", "_dur", "_frames"]
+            .iter()
+            .any(|s| name.ends_with(s))
+        || name.starts_with("was_")
 }
 
 /// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised (a `T::default()`

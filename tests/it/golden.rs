@@ -217,3 +217,33 @@ fn layer_derived_process_names_agree_with_process_tree() {
         "{names:?}"
     );
 }
+
+/// Perfetto stdlib `android.frames` tables ftl reproduces (`ftl table TRACE NAME`), each compared with trace
+/// processor's CSV in order, header-only files included.
+const STDLIB_TABLES: [&str; 6] = [
+    "android_frames",
+    "android_frames_layers",
+    "android_frames_overrun",
+    "android_app_vsync_delay_per_frame",
+    "android_cpu_time_per_frame",
+    "android_frame_stats",
+];
+
+#[test]
+fn stdlib_frame_tables_equal_trace_processor_on_real_traces() {
+    let shared = shared();
+    let mut rows_seen = 0;
+    for (golden, file) in REAL_TRACES {
+        let trace = shared.join("traces").join(file);
+        for table in STDLIB_TABLES {
+            let ours = ftl_ok(&["table", trace.to_str().unwrap(), table]);
+            let csv = shared.join("golden").join(format!("{golden}.{table}.csv"));
+            let theirs = std::fs::read_to_string(&csv).unwrap();
+            let (ours, theirs) = (parse_csv(&ours), parse_csv(&theirs));
+            assert_eq!(ours, theirs, "{table} of {golden}");
+            rows_seen += theirs.1.len();
+        }
+    }
+    // The Pixel 6a trace's 7 app frames and every trace's overrun rows are compared, not only headers.
+    assert!(rows_seen > 100, "{rows_seen} rows compared");
+}

@@ -1,0 +1,4 @@
+//! App frames: the app's own trace sections (UI thread `Choreographer#doFrame`, RenderThread `DrawFrame`, CUJs)
+//! joined to FrameTimeline — Perfetto's stdlib tables, Macrobenchmark's FrameTimingMetric, ftl's stage blame.
+
+pub mod stdlib;

@@ -1,0 +1,253 @@
+//! atrace lines (the `buf` of an ftrace `print` event) → [`Atrace`], with the grammar of Perfetto's
+//! `ParseSystraceTracePoint` (`src/trace_processor/importers/systrace/systrace_parser.h`, google/perfetto @
+//! ec5d16b1): trailing `\n` / `\0` trimmed, fields split on `|`, a missing or non-numeric tgid read as 0.
+
+/// One parsed atrace line. `tgid` is 0 when the line does not name the process (the writer's thread then
+/// decides it). Counters and instants (`C|`, `I|`, `N|`) are recognised but not kept: ftl has no use for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Atrace {
+    /// `B|tgid|name`: begin a slice on the writing thread; the name is the rest of the line (`|` included).
+    Begin {
+        /// Process id from the line.
+        tgid: u32,
+        /// Slice name (`[empty slice name]` when empty, as Perfetto).
+        name: String,
+    },
+    /// `E` or `E|tgid`: end the innermost open slice of the writing thread.
+    End {
+        /// Process id from the line, 0 if absent.
+        tgid: u32,
+    },
+    /// `S|tgid|name|cookie` (track = name) or `G|tgid|track|name|cookie`: begin an async slice on the process's
+    /// track `track`.
+    AsyncBegin {
+        /// Process id.
+        tgid: u32,
+        /// Track name (for `S`, the slice name).
+        track: String,
+        /// Slice name.
+        name: String,
+        /// Pairs the begin with its end on the same track.
+        cookie: i64,
+    },
+    /// `F|tgid|name|cookie` or `H|tgid|track|[name|]cookie`: end the async slice with this cookie on `track`.
+    AsyncEnd {
+        /// Process id.
+        tgid: u32,
+        /// Track name (for `F`, the slice name).
+        track: String,
+        /// The begin's cookie.
+        cookie: i64,
+    },
+}
+
+/// What a `print` buffer held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    /// A line ftl keeps.
+    Kept(Atrace),
+    /// A valid line of a kind ftl does not use (counter, instant, clock sync).
+    Unused,
+    /// Not an atrace line (Perfetto counts these as `systrace_parse_failure`).
+    Invalid,
+}
+
+/// Parses one atrace line.
+pub fn parse(buf: &[u8]) -> Parsed {
+    let mut len = buf.len();
+    while len > 0 && matches!(buf[len - 1], b'\n' | b'\0') {
+        len -= 1;
+    }
+    let line = &buf[..len];
+    let mut fields = line.splitn(2, |&b| b == b'|');
+    let phase = fields.next().unwrap_or_default();
+    let Some(&phase) = phase.first() else {
+        return Parsed::Invalid;
+    };
+    let rest = fields.next().unwrap_or_default();
+    let mut it = rest.splitn(2, |&b| b == b'|');
+    let tgid_field = it.next().unwrap_or_default();
+    let after_tgid = it.next().unwrap_or_default();
+    let tgid = std::str::from_utf8(tgid_field)
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok());
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let cookie = |b: &[u8]| {
+        std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+    };
+    match (phase, tgid) {
+        (b'B', Some(tgid)) => {
+            let name = if after_tgid.is_empty() {
+                "[empty slice name]".into()
+            } else {
+                text(after_tgid)
+            };
+            return Parsed::Kept(Atrace::Begin { tgid, name });
+        }
+        (b'E', _) => {
+            return Parsed::Kept(Atrace::End {
+                tgid: tgid.unwrap_or(0),
+            })
+        }
+        _ => {}
+    }
+    let parts: Vec<&[u8]> = after_tgid.split(|&b| b == b'|').collect();
+    let part = |i: usize| parts.get(i).copied().unwrap_or_default();
+    let kept = match (phase, tgid) {
+        (b'S' | b'F', Some(tgid)) => {
+            let (name, Some(cookie)) = (part(0), cookie(part(1))) else {
+                return Parsed::Invalid;
+            };
+            if name.is_empty() {
+                return Parsed::Invalid;
+            }
+            if phase == b'S' {
+                Atrace::AsyncBegin {
+                    tgid,
+                    track: text(name),
+                    name: text(name),
+                    cookie,
+                }
+            } else {
+                Atrace::AsyncEnd {
+                    tgid,
+                    track: text(name),
+                    cookie,
+                }
+            }
+        }
+        (b'G', Some(tgid)) => {
+            let (track, name, Some(cookie)) = (part(0), part(1), cookie(part(2))) else {
+                return Parsed::Invalid;
+            };
+            if track.is_empty() || name.is_empty() {
+                return Parsed::Invalid;
+            }
+            Atrace::AsyncBegin {
+                tgid,
+                track: text(track),
+                name: text(name),
+                cookie,
+            }
+        }
+        (b'H', Some(tgid)) => {
+            let raw = if part(2).is_empty() { part(1) } else { part(2) };
+            let (track, Some(cookie)) = (part(0), cookie(raw)) else {
+                return Parsed::Invalid;
+            };
+            if track.is_empty() {
+                return Parsed::Invalid;
+            }
+            Atrace::AsyncEnd {
+                tgid,
+                track: text(track),
+                cookie,
+            }
+        }
+        (b'C', Some(_)) if !part(0).is_empty() && cookie(part(1)).is_some() => {
+            return Parsed::Unused
+        }
+        (b'I', Some(_)) if !part(0).is_empty() => return Parsed::Unused,
+        (b'N', Some(_)) if !part(0).is_empty() && !part(1).is_empty() => return Parsed::Unused,
+        _ if line.starts_with(b"trace_event_clock_sync:") => return Parsed::Unused,
+        _ => return Parsed::Invalid,
+    };
+    Parsed::Kept(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(s: &str) -> Atrace {
+        match parse(s.as_bytes()) {
+            Parsed::Kept(a) => a,
+            other => panic!("{s:?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn begin_keeps_the_rest_of_the_line_as_the_name() {
+        assert_eq!(
+            kept("B|123|Choreographer#doFrame 42|extra\n"),
+            Atrace::Begin {
+                tgid: 123,
+                name: "Choreographer#doFrame 42|extra".into()
+            }
+        );
+        assert_eq!(
+            kept("B|7|\n"),
+            Atrace::Begin {
+                tgid: 7,
+                name: "[empty slice name]".into()
+            }
+        );
+        assert_eq!(parse(b"B|x|name"), Parsed::Invalid);
+    }
+
+    #[test]
+    fn end_needs_no_pid() {
+        assert_eq!(kept("E"), Atrace::End { tgid: 0 });
+        assert_eq!(kept("E|55\n\0"), Atrace::End { tgid: 55 });
+    }
+
+    #[test]
+    fn async_forms_pair_by_track_and_cookie() {
+        assert_eq!(
+            kept("S|9|J<SHADE_EXPAND>|17"),
+            Atrace::AsyncBegin {
+                tgid: 9,
+                track: "J<SHADE_EXPAND>".into(),
+                name: "J<SHADE_EXPAND>".into(),
+                cookie: 17
+            }
+        );
+        assert_eq!(
+            kept("F|9|J<SHADE_EXPAND>|17"),
+            Atrace::AsyncEnd {
+                tgid: 9,
+                track: "J<SHADE_EXPAND>".into(),
+                cookie: 17
+            }
+        );
+        assert_eq!(
+            kept("G|9|track|name|-3"),
+            Atrace::AsyncBegin {
+                tgid: 9,
+                track: "track".into(),
+                name: "name".into(),
+                cookie: -3
+            }
+        );
+        assert_eq!(
+            kept("H|9|track|name|5"),
+            Atrace::AsyncEnd {
+                tgid: 9,
+                track: "track".into(),
+                cookie: 5
+            }
+        );
+        assert_eq!(
+            kept("H|9|track|5"),
+            Atrace::AsyncEnd {
+                tgid: 9,
+                track: "track".into(),
+                cookie: 5
+            }
+        );
+        assert_eq!(parse(b"S|9|name|notanumber"), Parsed::Invalid);
+        assert_eq!(parse(b"S|9||5"), Parsed::Invalid);
+    }
+
+    #[test]
+    fn counters_and_instants_are_valid_but_unused() {
+        assert_eq!(parse(b"C|9|Heap|123\n"), Parsed::Unused);
+        assert_eq!(parse(b"I|9|tick"), Parsed::Unused);
+        assert_eq!(parse(b"N|9|track|tick"), Parsed::Unused);
+        assert_eq!(parse(b"C|9|Heap|x"), Parsed::Invalid);
+        assert_eq!(parse(b""), Parsed::Invalid);
+        assert_eq!(parse(b"hello world"), Parsed::Invalid);
+    }
+}

@@ -1,0 +1,374 @@
+//! App trace sections: atrace lines → thread slices (per-thread nesting) and async slices (per process, track and
+//! cookie) with Perfetto's slice semantics, keeping only the sections ftl names frames, interactions and markers
+//! by. Source: `SystraceParser::ParseSystracePoint` and `SliceTracker` (google/perfetto @ ec5d16b1): events in
+//! timestamp order (stable on ties), `E` closes the innermost open slice of its thread, a slice never closed has
+//! `dur = -1`.
+
+use crate::decode::Atrace;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// Which sections a trace load keeps (everything else costs one small record until the slices are built).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SectionFilter {
+    /// Extra section names to keep (the `--marker` names): exact, or a prefix when ending in `*`.
+    pub markers: Vec<String>,
+}
+
+/// Prefixes of the section names that name frames and interactions: `Choreographer#doFrame <vsync id>` (UI
+/// thread), `DrawFrame <vsync id>` / `DrawFrames <vsync id>` (RenderThread), `J<CUJ>` (InteractionJankMonitor).
+pub const FRAME_SECTION_PREFIXES: [&str; 3] = ["Choreographer#doFrame", "DrawFrame", "J<"];
+
+impl SectionFilter {
+    /// True if a section named `name` is kept.
+    pub fn keeps(&self, name: &str) -> bool {
+        FRAME_SECTION_PREFIXES.iter().any(|p| name.starts_with(p))
+            || self.markers.iter().any(|m| marker_matches(m, name))
+    }
+}
+
+/// `--marker` matching: `pattern` equals `name`, or ends in `*` and the rest is a prefix of `name`.
+pub fn marker_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    }
+}
+
+/// A thread slice (`B`/`E` pair) on one thread. Times in ns on the trace clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Section {
+    /// Begin.
+    pub ts: i64,
+    /// `end − ts`; −1 if the slice never ended (Perfetto's convention).
+    pub dur: i64,
+    /// The thread that wrote it.
+    pub tid: i32,
+    /// Index into [`AppSections::names`].
+    pub name: u32,
+    /// Nesting depth on its thread (0 = outermost), counting every open slice, kept or not.
+    pub depth: u32,
+}
+
+/// An async slice (`S`/`F` or `G`/`H`) on a process's named track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsyncSection {
+    /// Begin, ns.
+    pub ts: i64,
+    /// `end − ts`; −1 if it never ended.
+    pub dur: i64,
+    /// The process from the line.
+    pub pid: i32,
+    /// Index into [`AppSections::names`] of the slice name.
+    pub name: u32,
+    /// The cookie pairing begin and end.
+    pub cookie: i64,
+}
+
+/// A thread's process and name, as last recorded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// Its process (tgid), if known.
+    pub pid: Option<i32>,
+    /// Its name (`comm`), if known; the render thread is `RenderThread`.
+    pub name: Option<String>,
+}
+
+/// The kept app sections of a trace.
+#[derive(Debug, Clone, Default)]
+pub struct AppSections {
+    /// Thread slices in begin order (ties in file order): Perfetto's slice id order.
+    pub sections: Vec<Section>,
+    /// Async slices in begin order.
+    pub async_sections: Vec<AsyncSection>,
+    /// Interned section names.
+    pub names: Vec<String>,
+    /// Every thread the trace names or writes from.
+    pub threads: BTreeMap<i32, ThreadInfo>,
+    /// atrace lines read (kept or not).
+    pub lines: u64,
+}
+
+impl AppSections {
+    /// The name of a section.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// The process of thread `tid`, if known.
+    pub fn pid_of(&self, tid: i32) -> Option<i32> {
+        self.threads.get(&tid).and_then(|t| t.pid)
+    }
+
+    /// The name of thread `tid`, if known.
+    pub fn thread_name(&self, tid: i32) -> Option<&str> {
+        self.threads.get(&tid).and_then(|t| t.name.as_deref())
+    }
+}
+
+/// Not a kept name.
+const UNKEPT: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+enum Raw {
+    Begin {
+        tid: i32,
+        name: u32,
+    },
+    End {
+        tid: i32,
+    },
+    AsyncBegin {
+        pid: i32,
+        track: u32,
+        name: u32,
+        cookie: i64,
+    },
+    AsyncEnd {
+        pid: i32,
+        track: u32,
+        cookie: i64,
+    },
+}
+
+/// Collects atrace lines and thread facts; [`SectionsBuilder::build`] pairs them into slices.
+#[derive(Debug, Default)]
+pub struct SectionsBuilder {
+    filter: SectionFilter,
+    raw: Vec<(i64, Raw)>,
+    ids: FxHashMap<String, u32>,
+    names: Vec<String>,
+    threads: BTreeMap<i32, ThreadInfo>,
+    lines: u64,
+}
+
+impl SectionsBuilder {
+    /// A builder keeping what `filter` keeps.
+    pub fn new(filter: SectionFilter) -> Self {
+        SectionsBuilder {
+            filter,
+            ..Self::default()
+        }
+    }
+
+    /// Records a thread's process and/or name.
+    pub fn thread(&mut self, tid: i32, pid: Option<i32>, name: Option<String>) {
+        let info = self.threads.entry(tid).or_default();
+        if pid.is_some() {
+            info.pid = pid;
+        }
+        if name.is_some() {
+            info.name = name;
+        }
+    }
+
+    /// Takes one atrace line written by `tid` at `ts` (trace clock, ns).
+    pub fn push(&mut self, ts: i64, tid: i32, event: Atrace) {
+        self.lines += 1;
+        let pid_of_line = |tgid: u32| i32::try_from(tgid).ok().filter(|&p| p != 0);
+        let raw = match event {
+            Atrace::Begin { tgid, name } => {
+                self.thread(tid, pid_of_line(tgid), None);
+                let name = if self.filter.keeps(&name) {
+                    self.intern(name)
+                } else {
+                    UNKEPT
+                };
+                Raw::Begin { tid, name }
+            }
+            Atrace::End { tgid } => {
+                self.thread(tid, pid_of_line(tgid), None);
+                Raw::End { tid }
+            }
+            Atrace::AsyncBegin {
+                tgid,
+                track,
+                name,
+                cookie,
+            } => {
+                if !(self.filter.keeps(&name) || self.filter.keeps(&track)) {
+                    return;
+                }
+                Raw::AsyncBegin {
+                    pid: tgid as i32,
+                    track: self.intern(track),
+                    name: self.intern(name),
+                    cookie,
+                }
+            }
+            Atrace::AsyncEnd {
+                tgid,
+                track,
+                cookie,
+            } => match self.ids.get(&track) {
+                Some(&track) => Raw::AsyncEnd {
+                    pid: tgid as i32,
+                    track,
+                    cookie,
+                },
+                None => return,
+            },
+        };
+        self.raw.push((ts, raw));
+    }
+
+    fn intern(&mut self, name: String) -> u32 {
+        if let Some(&id) = self.ids.get(&name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        id
+    }
+
+    /// Pairs begins and ends in timestamp order.
+    pub fn build(mut self) -> AppSections {
+        self.raw.sort_by_key(|(ts, _)| *ts);
+        let mut sections = Vec::new();
+        let mut async_sections = Vec::new();
+        // Per thread, the open slices innermost last (`None` for a slice not kept).
+        let mut stacks: FxHashMap<i32, Vec<Option<usize>>> = FxHashMap::default();
+        let mut open_async: FxHashMap<(i32, u32, i64), Vec<usize>> = FxHashMap::default();
+        for (ts, raw) in self.raw {
+            match raw {
+                Raw::Begin { tid, name } => {
+                    let stack = stacks.entry(tid).or_default();
+                    let kept = (name != UNKEPT).then(|| {
+                        sections.push(Section {
+                            ts,
+                            dur: -1,
+                            tid,
+                            name,
+                            depth: stack.len() as u32,
+                        });
+                        sections.len() - 1
+                    });
+                    stack.push(kept);
+                }
+                Raw::End { tid } => {
+                    if let Some(Some(i)) = stacks.get_mut(&tid).and_then(Vec::pop) {
+                        let s: &mut Section = &mut sections[i];
+                        s.dur = ts - s.ts;
+                    }
+                }
+                Raw::AsyncBegin {
+                    pid,
+                    track,
+                    name,
+                    cookie,
+                } => {
+                    async_sections.push(AsyncSection {
+                        ts,
+                        dur: -1,
+                        pid,
+                        name,
+                        cookie,
+                    });
+                    open_async
+                        .entry((pid, track, cookie))
+                        .or_default()
+                        .push(async_sections.len() - 1);
+                }
+                Raw::AsyncEnd { pid, track, cookie } => {
+                    if let Some(i) = open_async.get_mut(&(pid, track, cookie)).and_then(Vec::pop) {
+                        let s: &mut AsyncSection = &mut async_sections[i];
+                        s.dur = ts - s.ts;
+                    }
+                }
+            }
+        }
+        AppSections {
+            sections,
+            async_sections,
+            names: self.names,
+            threads: self.threads,
+            lines: self.lines,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn begin(name: &str) -> Atrace {
+        Atrace::Begin {
+            tgid: 10,
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn nesting_follows_timestamps_not_arrival_and_keeps_only_named_sections() {
+        let mut b = SectionsBuilder::new(SectionFilter::default());
+        // Arrival order differs from time order (two CPUs' bundles).
+        b.push(50, 11, Atrace::End { tgid: 10 });
+        b.push(30, 11, Atrace::End { tgid: 10 });
+        b.push(10, 11, begin("Choreographer#doFrame 7"));
+        b.push(20, 11, begin("traversal"));
+        b.push(40, 11, begin("DrawFrame 7"));
+        b.push(60, 12, begin("DrawFrames 8"));
+        let s = b.build();
+        let got: Vec<_> = s
+            .sections
+            .iter()
+            .map(|x| (s.name(x.name), x.ts, x.dur, x.depth))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // 20..30 "traversal" (not kept) closed first; 40..50 DrawFrame nested in the open doFrame.
+                ("Choreographer#doFrame 7", 10, -1, 0),
+                ("DrawFrame 7", 40, 10, 1),
+                ("DrawFrames 8", 60, -1, 0)
+            ]
+        );
+        assert_eq!(s.pid_of(11), Some(10));
+    }
+
+    #[test]
+    fn async_slices_pair_by_process_track_and_cookie() {
+        let mut b = SectionsBuilder::new(SectionFilter {
+            markers: vec!["Bench*".into()],
+        });
+        let ab = |name: &str, cookie| Atrace::AsyncBegin {
+            tgid: 5,
+            track: name.into(),
+            name: name.into(),
+            cookie,
+        };
+        let ae = |name: &str, cookie| Atrace::AsyncEnd {
+            tgid: 5,
+            track: name.into(),
+            cookie,
+        };
+        b.push(0, 5, ab("J<SCROLL>", 1));
+        b.push(5, 5, ab("J<SCROLL>", 2));
+        b.push(7, 5, ab("other", 1));
+        b.push(9, 5, ae("J<SCROLL>", 2));
+        b.push(12, 5, ae("J<SCROLL>", 1));
+        b.push(13, 5, ab("Benchmark run", 3));
+        let s = b.build();
+        let got: Vec<_> = s
+            .async_sections
+            .iter()
+            .map(|x| (s.name(x.name), x.ts, x.dur, x.cookie))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("J<SCROLL>", 0, 12, 1),
+                ("J<SCROLL>", 5, 4, 2),
+                ("Benchmark run", 13, -1, 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn marker_patterns() {
+        assert!(marker_matches("Run", "Run"));
+        assert!(!marker_matches("Run", "Run 2"));
+        assert!(marker_matches("Run*", "Run 2"));
+    }
+}

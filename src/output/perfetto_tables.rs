@@ -1,0 +1,206 @@
+//! `ftl table TRACE NAME`: Perfetto stdlib tables and views by their Perfetto names, columns in Perfetto's
+//! order, trace processor's internal ids replaced by what a trace says (`upid` → `pid`, `utid` → `tid`, other
+//! slice `*_id` columns left out, `frame_id` kept), rows in a fixed order (the ORDER BY of each query in
+//! `../shared/golden/README.md`).
+
+use crate::analysis::app::stdlib::{self, AppFrameTables};
+use crate::error::Result;
+use crate::model::Timeline;
+use crate::output::table::to_dataframe;
+use clap::ValueEnum;
+use polars::prelude::DataFrame;
+use serde::Serialize;
+
+/// The tables `ftl table` prints, by their Perfetto names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerfettoTable {
+    /// One row per app frame (stdlib `android.frames.timeline`): doFrame ⨝ DrawFrame ⨝ FrameTimeline by vsync
+    /// id, per process.
+    #[value(name = "android_frames")]
+    AndroidFrames,
+    /// android_frames before grouping: one row per actual slice (layer) of each frame.
+    #[value(name = "android_frames_layers")]
+    AndroidFramesLayers,
+    /// Per token: end of its first actual slice − end of its expected slice, ns (FrameTimeline only).
+    #[value(name = "android_frames_overrun")]
+    AndroidFramesOverrun,
+    /// Per frame: the doFrame duration, ns.
+    #[value(name = "android_frames_ui_time")]
+    AndroidFramesUiTime,
+    /// Per frame: actual start − expected start, ns.
+    #[value(name = "android_app_vsync_delay_per_frame")]
+    AndroidAppVsyncDelayPerFrame,
+    /// Per frame: app vsync delay + doFrame + all DrawFrames, ns.
+    #[value(name = "android_cpu_time_per_frame")]
+    AndroidCpuTimePerFrame,
+    /// Per frame: overrun, cpu_time, ui_time, was_jank, was_slow_frame (>20 ms), was_big_jank (>50 ms),
+    /// was_huge_jank (>200 ms).
+    #[value(name = "android_frame_stats")]
+    AndroidFrameStats,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct AndroidFramesRow {
+    frame_id: i64,
+    ts: i64,
+    dur: i64,
+    actual_frame_timeline_count: i64,
+    expected_frame_timeline_count: i64,
+    draw_frame_count: i64,
+    pid: Option<i32>,
+    process_name: Option<String>,
+    ui_thread_tid: i32,
+    render_thread_tid: i32,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct AndroidFramesLayersRow {
+    frame_id: i64,
+    ts: i64,
+    dur: i64,
+    ts_end: i64,
+    layer_name: Option<String>,
+    pid: Option<i32>,
+    process_name: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct OverrunRow {
+    frame_id: i64,
+    overrun: i64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct UiTimeRow {
+    frame_id: i64,
+    ui_time: i64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct VsyncDelayRow {
+    frame_id: i64,
+    app_vsync_delay: i64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct CpuTimeRow {
+    frame_id: i64,
+    app_vsync_delay: i64,
+    do_frame_dur: i64,
+    draw_frame_dur: i64,
+    cpu_time: i64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct FrameStatsRow {
+    frame_id: i64,
+    overrun: i64,
+    cpu_time: i64,
+    ui_time: i64,
+    was_jank: Option<i64>,
+    was_slow_frame: Option<i64>,
+    was_big_jank: Option<i64>,
+    was_huge_jank: Option<i64>,
+}
+
+/// Builds the table `name` of `timeline`.
+pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
+    let app = AppFrameTables::new(timeline);
+    let process_name = |pid: i32| timeline.process_names.get(&pid).cloned();
+    match name {
+        PerfettoTable::AndroidFrames => {
+            let mut rows: Vec<AndroidFramesRow> = app
+                .frames
+                .iter()
+                .map(|f| AndroidFramesRow {
+                    frame_id: f.frame_id,
+                    ts: f.ts,
+                    dur: f.dur,
+                    actual_frame_timeline_count: f.actual_frame_timeline_count,
+                    expected_frame_timeline_count: 1,
+                    draw_frame_count: f.draw_frame_count,
+                    pid: f.pid,
+                    process_name: process_name(f.app_pid),
+                    ui_thread_tid: app.do_frames[f.do_frame].tid,
+                    render_thread_tid: app.draw_frames[f.draw_frame].tid,
+                })
+                .collect();
+            rows.sort_by_key(|r| (r.ts, r.frame_id));
+            to_dataframe(&rows)
+        }
+        PerfettoTable::AndroidFramesLayers => {
+            let mut rows: Vec<AndroidFramesLayersRow> = app
+                .layers
+                .iter()
+                .map(|l| AndroidFramesLayersRow {
+                    frame_id: l.frame_id,
+                    ts: l.ts,
+                    dur: l.dur,
+                    ts_end: l.ts + l.dur,
+                    layer_name: stdlib::layer_name(timeline, l.actual).map(str::to_string),
+                    pid: l.pid,
+                    process_name: process_name(l.app_pid),
+                })
+                .collect();
+            rows.sort_by(|a, b| {
+                (a.ts, a.frame_id, &a.layer_name, a.dur).cmp(&(
+                    b.ts,
+                    b.frame_id,
+                    &b.layer_name,
+                    b.dur,
+                ))
+            });
+            to_dataframe(&rows)
+        }
+        PerfettoTable::AndroidFramesOverrun => to_dataframe(
+            &stdlib::overruns(timeline)
+                .into_iter()
+                .map(|(frame_id, overrun)| OverrunRow { frame_id, overrun })
+                .collect::<Vec<_>>(),
+        ),
+        PerfettoTable::AndroidFramesUiTime => {
+            let mut rows: Vec<UiTimeRow> = app
+                .ui_times()
+                .map(|(frame_id, ui_time)| UiTimeRow { frame_id, ui_time })
+                .collect();
+            rows.sort_by_key(|r| (r.frame_id, r.ui_time));
+            to_dataframe(&rows)
+        }
+        PerfettoTable::AndroidAppVsyncDelayPerFrame => to_dataframe(
+            &app.app_vsync_delays(timeline)
+                .into_iter()
+                .map(|(frame_id, app_vsync_delay)| VsyncDelayRow {
+                    frame_id,
+                    app_vsync_delay,
+                })
+                .collect::<Vec<_>>(),
+        ),
+        PerfettoTable::AndroidCpuTimePerFrame => to_dataframe(
+            &app.cpu_times(timeline)
+                .into_iter()
+                .map(|c| CpuTimeRow {
+                    frame_id: c.frame_id,
+                    app_vsync_delay: c.app_vsync_delay,
+                    do_frame_dur: c.do_frame_dur,
+                    draw_frame_dur: c.draw_frame_dur,
+                    cpu_time: c.cpu_time,
+                })
+                .collect::<Vec<_>>(),
+        ),
+        PerfettoTable::AndroidFrameStats => to_dataframe(
+            &app.frame_stats(timeline)
+                .into_iter()
+                .map(|s| FrameStatsRow {
+                    frame_id: s.frame_id,
+                    overrun: s.overrun,
+                    cpu_time: s.cpu_time,
+                    ui_time: s.ui_time,
+                    was_jank: s.was_jank,
+                    was_slow_frame: s.was_slow_frame,
+                    was_big_jank: s.was_big_jank,
+                    was_huge_jank: s.was_huge_jank,
+                })
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
