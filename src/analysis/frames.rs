@@ -2,6 +2,7 @@
 //! it (present time = the DisplayFrame's actual end = present fence), and every actual DisplayFrame with its
 //! expected slice.
 
+use super::app::blame::{late_stage, AppWork, FrameDeadline, LateStage};
 use super::classify::Derived;
 use super::explain::attribution;
 use crate::model::jank::JankTypeNames;
@@ -82,6 +83,19 @@ pub struct FrameRow {
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
     pub attribution: Option<&'static str>,
+    /// Start of the frame's `Choreographer#doFrame <token>` on the UI thread (app atrace), ns.
+    pub ui_thread_start_ns: Option<i64>,
+    /// Its duration, ns.
+    pub ui_thread_dur_ns: Option<i64>,
+    /// Start of the frame's first `DrawFrame <token>` on the RenderThread, ns.
+    pub render_thread_start_ns: Option<i64>,
+    /// End of its last `DrawFrame`, ns.
+    pub render_thread_end_ns: Option<i64>,
+    /// DrawFrame end − doFrame start (Macrobenchmark's frameDurationCpu), ns.
+    pub frame_cpu_dur_ns: Option<i64>,
+    /// The stage that made the frame late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
+    /// `stuffing`; see `ftl explain stages`); `None` when it was not late.
+    pub late_stage: Option<LateStage>,
 }
 
 impl FrameRow {
@@ -180,11 +194,13 @@ fn derived_columns(d: Option<&Derived>, jank_types: &mut JankTypeNames) -> Deriv
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`). Takes the links and labels to free the
 /// SurfaceFrame ones before the DisplayFrame rows are built.
+/// `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
 pub fn frame_rows(
     timeline: &Timeline,
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Vec<Derived>,
+    work: &FxHashMap<(i32, i64), AppWork>,
 ) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
     let actual = |i: usize| timeline.actual.get(i);
     let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
@@ -211,6 +227,14 @@ pub fn frame_rows(
             *count += 1;
         }
         let end = s.end_ns();
+        let w = work.get(&(s.pid, s.token)).copied().unwrap_or_default();
+        let deadline = FrameDeadline {
+            expected_start_ns: exp_start,
+            expected_end_ns: exp_end,
+            actual_end_ns: end,
+            jank_bits: s.jank_bits(),
+            display_jank_bits: df.map(Slice::jank_bits),
+        };
         Some(FrameRow {
             pid: s.pid,
             process_name: process_names
@@ -249,6 +273,12 @@ pub fn frame_rows(
             agrees,
             disagreement_reason,
             attribution: attribution(s.jank_bits(), false),
+            ui_thread_start_ns: w.ui_start_ns,
+            ui_thread_dur_ns: w.ui_dur_ns,
+            render_thread_start_ns: w.rt_start_ns,
+            render_thread_end_ns: w.rt_end_ns,
+            frame_cpu_dur_ns: w.cpu_dur_ns(),
+            late_stage: late_stage(&deadline, &w),
         })
     }));
     fill_present_intervals(&mut rows);

@@ -329,6 +329,9 @@ pub struct LayerSummary {
     pub stuffed_frames: u64,
     /// Frames per jank tag (Perfetto strings).
     pub jank_tags: BTreeMap<String, u64>,
+    /// Late frames per stage that made them late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
+    /// `stuffing`; ftl's stage blame, `analysis::app::blame::late_stage`). Stages without frames are left out.
+    pub late_stages: BTreeMap<&'static str, u64>,
     /// The most frequent jank-type components other than `None`, most frequent first (at most 3).
     pub top_jank_types: Vec<(String, u64)>,
     /// Median actual frame duration (app start → buffer ready), ms; dropped and unfinished frames excluded.
@@ -405,9 +408,13 @@ fn summarize_layer(
     let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
     let janky = count(&|r| r.jank_tag.is_janky());
     let mut jank_tags: BTreeMap<String, u64> = BTreeMap::new();
+    let mut late_stages: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut components: BTreeMap<String, u64> = BTreeMap::new();
     for r in frames {
         *jank_tags.entry(r.jank_tag.name().to_string()).or_default() += 1;
+        if let Some(stage) = r.late_stage {
+            *late_stages.entry(stage.name()).or_default() += 1;
+        }
         for c in r
             .jank_type
             .split(", ")
@@ -448,6 +455,7 @@ fn summarize_layer(
             )
         }),
         jank_tags,
+        late_stages,
         top_jank_types: top,
         frame_dur_ms_p50: percentile(&durs, 50.0),
         frame_dur_ms_p90: percentile(&durs, 90.0),

@@ -73,11 +73,17 @@ pub struct Diagnostics {
     pub surface_frames_without_display_frame: u64,
     /// Actual SurfaceFrames without an expected slice (expired prediction).
     pub surface_frames_without_expected: u64,
+    /// Actual SurfaceFrames with no `Choreographer#doFrame` / `DrawFrame` of their token in their process, when
+    /// the trace has such sections for some frame (0 for a trace without app sections): frames drawn by a
+    /// SurfaceView or by a process whose app tracing was off.
+    pub surface_frames_without_app_sections: u64,
+    /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
+    pub atrace_parse_failures: u64,
 }
 
 impl Diagnostics {
     /// The counters with their descriptions, in report order (truncation is separate: an offset).
-    pub fn counts(&self) -> [(&'static str, u64); 8] {
+    pub fn counts(&self) -> [(&'static str, u64); 10] {
         let d = self;
         [
             ("parser errors", d.import.parser_errors),
@@ -99,6 +105,14 @@ impl Diagnostics {
             (
                 "SurfaceFrames without expected slice (expired prediction)",
                 d.surface_frames_without_expected,
+            ),
+            (
+                "SurfaceFrames without doFrame/DrawFrame sections",
+                d.surface_frames_without_app_sections,
+            ),
+            (
+                "print events that are not atrace lines",
+                d.atrace_parse_failures,
             ),
         ]
     }
@@ -134,6 +148,9 @@ pub struct Report {
     pub layers: Vec<LayerSummary>,
     /// Data quality.
     pub diagnostics: Diagnostics,
+    /// Macrobenchmark's FrameTimingMetric for `Config::macrobenchmark`, in Macrobenchmark's JSON shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub macrobenchmark: Option<app::macrobenchmark::Macrobenchmark>,
     /// Per-frame rows (SurfaceFrames), for tables and charts.
     #[serde(skip)]
     pub frames: Vec<FrameRow>,
@@ -159,6 +176,8 @@ pub struct Config {
     pub layer_name: Option<String>,
     /// gfxinfo: drop PROFILEDATA rows whose `Flags` is not 0 (the hand-analysis rule; JankTracker keeps them).
     pub gfxinfo_drop_flagged_rows: bool,
+    /// Package whose Macrobenchmark FrameTimingMetric to compute (traces only).
+    pub macrobenchmark: Option<String>,
 }
 
 impl Config {
@@ -181,6 +200,7 @@ impl Default for Config {
             sf_rules: None,
             layer_name: None,
             gfxinfo_drop_flagged_rows: false,
+            macrobenchmark: None,
         }
     }
 }
@@ -238,7 +258,13 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         agreement,
     } = classify::classify_trace(timeline, &linked, &vsync, &options);
     // The links and labels are freed once the rows hold what they say.
-    let (mut frames, display_frames) = frames::frame_rows(timeline, linked, surface, display);
+    let work = {
+        use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+        let sections = |prefix| frame_sections(&timeline.app, prefix);
+        app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
+    };
+    let (mut frames, display_frames) =
+        frames::frame_rows(timeline, linked, surface, display, &work);
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
     frames.retain(|f| config.keeps_process(Some(&f.process_name), Some(f.pid)));
     if let Some(glob) = &config.layer {
@@ -287,6 +313,15 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         events_without_timestamp: d.missing_timestamps,
         surface_frames_without_display_frame: counts.surface_frames_without_display_frame,
         surface_frames_without_expected: counts.surface_frames_without_expected,
+        surface_frames_without_app_sections: if work.is_empty() {
+            0
+        } else {
+            frames
+                .iter()
+                .filter(|f| f.ui_thread_start_ns.is_none() && f.render_thread_end_ns.is_none())
+                .count() as u64
+        },
+        atrace_parse_failures: d.atrace_parse_failures,
     };
     Report {
         source: crate::model::Source::Perfetto,
@@ -297,6 +332,10 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         totals,
         layers,
         diagnostics,
+        macrobenchmark: config
+            .macrobenchmark
+            .as_deref()
+            .map(|package| app::macrobenchmark::macrobenchmark(timeline, package)),
         frames,
         display_frames,
     }

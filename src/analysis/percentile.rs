@@ -21,9 +21,32 @@ pub fn percentile_ns(sorted_ns: &[i64], p: f64) -> Option<i64> {
     percentile(&values, p).map(|v| v as i64)
 }
 
+/// Macrobenchmark's `MetricResult.getPercentile` (androidx `benchmark-common`): the same interpolation with
+/// Kotlin's operation order — `idealIndex = p / 100.0 × (n − 1)`, `a × (1 − r) + b × r` — which differs from
+/// [`percentile`] in the last bits (e.g. P95 of [0, 50, 100] is 94.99999999999999 there). `None` when empty.
+pub fn macrobenchmark_percentile(sorted: &[f64], p: u32) -> Option<f64> {
+    let ideal = f64::from(p.min(100)) / 100.0 * (sorted.len().checked_sub(1)? as f64);
+    let first = ideal as usize;
+    let a = *sorted.get(first)?;
+    let b = sorted.get(first + 1).copied().unwrap_or(a);
+    let ratio = ideal - first as f64;
+    Some(a * (1.0 - ratio) + b * ratio)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn macrobenchmark_percentiles_match_its_json() {
+        // androidx ResultWriterTest: data [0, 50, 100] → P50 50.0, P90 90.0, P95 94.99999999999999, P99 99.0.
+        let v = [0.0, 50.0, 100.0];
+        assert_eq!(macrobenchmark_percentile(&v, 50), Some(50.0));
+        assert_eq!(macrobenchmark_percentile(&v, 90), Some(90.0));
+        assert_eq!(macrobenchmark_percentile(&v, 95), Some(94.99999999999999));
+        assert_eq!(macrobenchmark_percentile(&v, 99), Some(99.0));
+        assert_eq!(macrobenchmark_percentile(&[], 50), None);
+    }
 
     #[test]
     fn interpolates_linearly_like_sqlite() {

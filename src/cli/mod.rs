@@ -112,6 +112,12 @@ pub struct AnalysisArgs {
     /// flagged frames in the total and histogram).
     #[arg(long)]
     pub gfxinfo_drop_flagged: bool,
+    /// Also compute AndroidX Macrobenchmark's FrameTimingMetric for package PKG (frameCount,
+    /// frameDurationCpuMs, frameOverrunMs with P50/P90/P95/P99 and the per-frame samples), with
+    /// Macrobenchmark's frame matching; `--format json` puts it under "macrobenchmark" in Macrobenchmark's
+    /// own JSON shape. Needs the app's atrace sections (Choreographer#doFrame, DrawFrame on RenderThread).
+    #[arg(long, value_name = "PKG")]
+    pub macrobenchmark: Option<String>,
 }
 
 /// Report formats of `ftl analyze`.
@@ -253,7 +259,8 @@ Source: Perfetto stdlib android/frames/timeline.sql and per_frame_metrics.sql.";
 /// `ftl explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A jank type as Perfetto names it (e.g. 'App Deadline Missed'); all of them if omitted.
+    /// A jank type as Perfetto names it (e.g. 'App Deadline Missed'), `stages` for the late stages of
+    /// `ftl frames`' late_stage column (or one of them, e.g. `ui_thread`); all jank types if omitted.
     jank_type: Option<String>,
 }
 
@@ -293,6 +300,7 @@ impl AnalysisArgs {
             sf_rules: self.sf_rules,
             layer_name: self.layer_name.clone(),
             gfxinfo_drop_flagged_rows: self.gfxinfo_drop_flagged,
+            macrobenchmark: self.macrobenchmark.clone(),
         })
     }
 }
@@ -347,6 +355,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn print_explanations(jank_type: Option<&str>) -> Result<()> {
+    use crate::analysis::app::blame::LateStage;
+    let stages = LateStage::ALL
+        .iter()
+        .filter(|s| jank_type.is_some_and(|n| n == "stages" || n == s.name()));
+    let mut any_stage = false;
+    for stage in stages {
+        println!("{}\n    {}\n", stage.name(), stage.explanation());
+        any_stage = true;
+    }
+    if any_stage {
+        println!("Rule, in order of evidence: stuffing (Buffer Stuffing label) > the app's CPU late (DrawFrame end after the deadline: ui_thread if vsync delay + doFrame >= the RenderThread's part, else render_thread) > gpu (RenderThread in time, buffer ready late) > app (late, no doFrame/DrawFrame) > surfaceflinger (app on time, SurfaceFlinger/display jank types).");
+        return Ok(());
+    }
     match jank_type {
         Some(name) => match explain::explain(name) {
             Some(text) => println!("{name}: {text}"),

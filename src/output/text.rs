@@ -479,7 +479,37 @@ fn layers_section(layers: &[LayerSummary]) -> String {
             ms(l.frame_dur_ms_p99),
         ]);
     }
-    format!("Per layer (app SurfaceFrames; fps from present fences)\n{t}\n\n")
+    format!(
+        "Per layer (app SurfaceFrames; fps from present fences)\n{t}\n\n{}",
+        late_stages_section(layers)
+    )
+}
+
+/// Late frames per layer by the stage that made them late (`ftl explain stages`); empty when none was late.
+fn late_stages_section(layers: &[LayerSummary]) -> String {
+    use crate::analysis::app::blame::LateStage;
+    let late: Vec<&LayerSummary> = layers
+        .iter()
+        .filter(|l| !l.late_stages.is_empty())
+        .collect();
+    if late.is_empty() {
+        return String::new();
+    }
+    let mut header = vec!["layer"];
+    header.extend(LateStage::ALL.iter().map(|s| s.name()));
+    let mut t = table(&header);
+    for l in late {
+        let mut row = vec![short_layer(&l.layer_name)];
+        row.extend(LateStage::ALL.iter().map(|s| {
+            l.late_stages
+                .get(s.name())
+                .copied()
+                .unwrap_or(0)
+                .to_string()
+        }));
+        t.add_row(row);
+    }
+    format!("Why late (frames per stage; `ftl explain stages`)\n{t}\n\n")
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

@@ -125,7 +125,13 @@ pub fn frame_id_of(name: &str) -> Option<i64> {
     (id != 0 && id != -1).then_some(id)
 }
 
-fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
+/// Name prefix of the UI thread's frame sections (`android_frames_choreographer_do_frame`).
+pub const DO_FRAME: &str = "Choreographer#doFrame";
+/// Name prefix of the RenderThread's frame sections (`android_frames_draw_frame`).
+pub const DRAW_FRAME: &str = "DrawFrame";
+
+/// The sections whose name starts with `prefix` and carries a frame id ([`frame_id_of`]), in slice order.
+pub fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
     app.sections
         .iter()
         .enumerate()
@@ -156,8 +162,8 @@ impl AppFrameTables {
     /// Builds `android_frames_layers` and `android_frames` from the timeline's app sections.
     pub fn new(timeline: &Timeline) -> Self {
         let app = &timeline.app;
-        let do_frames = frame_sections(app, "Choreographer#doFrame");
-        let draw_frames = frame_sections(app, "DrawFrame");
+        let do_frames = frame_sections(app, DO_FRAME);
+        let draw_frames = frame_sections(app, DRAW_FRAME);
         // Both joined on (frame_id, upid); a thread without a process joins nothing.
         let mut draw_by_key: FxHashMap<(i64, i32), Vec<usize>> = FxHashMap::default();
         for (i, d) in draw_frames.iter().enumerate() {
