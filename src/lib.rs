@@ -51,6 +51,8 @@ pub struct LoadedTrace {
     pub file_bytes: u64,
     /// How the file was compressed.
     pub compression: Compression,
+    /// The analysis windows the timeline was restricted to (empty: the whole trace).
+    pub windows: Vec<model::window::Span>,
 }
 
 /// Reads and analyses one input, whatever it holds ([`input::detect`]): a Perfetto trace ([`load_path`] then
@@ -75,9 +77,16 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
         Err(_) => model::Source::Perfetto,
     };
     let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
+    if source != model::Source::Perfetto && !config.windows.is_empty() {
+        return Err(Error::Usage(format!(
+            "{shown}: --window / --marker need a Perfetto trace (a `{}` capture has no trace clock or atrace \
+             sections)",
+            source.command()
+        )));
+    }
     Ok(match source {
         model::Source::Perfetto => {
-            let trace = load_trace(path)?;
+            let trace = load_trace(path, &config.windows)?;
             Analysis::Trace(Box::new(analysis::analyze(&trace, &shown, config)))
         }
         model::Source::SfLatency => {
@@ -124,6 +133,13 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
 /// FrameTimeline event ([`Error::NoFrameTimeline`]).
 /// A trace truncated mid-packet loads what was read; `decode.truncated_at` says where it ended.
 pub fn load_path(path: &Path) -> Result<LoadedTrace> {
+    load_path_in(path, &model::window::WindowSpec::default())
+}
+
+/// [`load_path`] restricted to the frames inside the analysis windows of `windows` ([`model::window`]); the
+/// windows found are in [`LoadedTrace::windows`]. Errors: those of [`load_path`], and [`Error::Usage`] for a
+/// `--marker` that names no section of the trace.
+pub fn load_path_in(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
     if let Ok(Ok(source)) = input::detect(path) {
         if source != model::Source::Perfetto {
             return Err(Error::Capture {
@@ -136,13 +152,15 @@ pub fn load_path(path: &Path) -> Result<LoadedTrace> {
             });
         }
     }
-    load_trace(path)
+    load_trace(path, windows)
 }
 
-/// [`load_path`] for a file already known to be (or to be meant as) a Perfetto trace.
-fn load_trace(path: &Path) -> Result<LoadedTrace> {
+/// [`load_path_in`] for a file already known to be (or to be meant as) a Perfetto trace.
+fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
     let opened = input::open(path)?;
-    let mut builder = TimelineBuilder::new();
+    let mut builder = TimelineBuilder::with_sections(model::SectionFilter {
+        markers: windows.markers.clone(),
+    });
     let decode =
         decode::decode(opened.reader, &mut |e| builder.push(e)).map_err(|e| Error::Decode {
             path: path.to_path_buf(),
@@ -165,10 +183,18 @@ fn load_trace(path: &Path) -> Result<LoadedTrace> {
             truncated_at: decode.truncated_at,
         });
     }
+    let mut timeline = builder.build();
+    let mut spans = Vec::new();
+    if !windows.is_empty() {
+        spans = model::window::spans(windows, &timeline)
+            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+        timeline = model::window::restrict(timeline, &spans);
+    }
     Ok(LoadedTrace {
-        timeline: builder.build(),
+        timeline,
         decode,
         file_bytes: opened.file_bytes,
         compression: opened.compression,
+        windows: spans,
     })
 }

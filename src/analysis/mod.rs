@@ -148,6 +148,9 @@ pub struct Report {
     pub layers: Vec<LayerSummary>,
     /// Data quality.
     pub diagnostics: Diagnostics,
+    /// The analysis windows the report covers (`--window`, `--marker`); absent for the whole trace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<crate::model::window::Span>,
     /// Macrobenchmark's FrameTimingMetric for `Config::macrobenchmark`, in Macrobenchmark's JSON shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub macrobenchmark: Option<app::macrobenchmark::Macrobenchmark>,
@@ -178,6 +181,8 @@ pub struct Config {
     pub gfxinfo_drop_flagged_rows: bool,
     /// Package whose Macrobenchmark FrameTimingMetric to compute (traces only).
     pub macrobenchmark: Option<String>,
+    /// Analysis windows (`--window`, `--marker`); empty: the whole trace.
+    pub windows: crate::model::window::WindowSpec,
 }
 
 impl Config {
@@ -201,6 +206,7 @@ impl Default for Config {
             layer_name: None,
             gfxinfo_drop_flagged_rows: false,
             macrobenchmark: None,
+            windows: crate::model::window::WindowSpec::default(),
         }
     }
 }
@@ -332,6 +338,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         totals,
         layers,
         diagnostics,
+        windows: trace.windows.clone(),
         macrobenchmark: config
             .macrobenchmark
             .as_deref()
@@ -348,6 +355,7 @@ pub fn analyze_timeline(timeline: Timeline, config: &Config) -> Report {
         decode: DecodeSummary::default(),
         file_bytes: 0,
         compression: Compression::None,
+        windows: Vec::new(),
     };
     analyze(&trace, "", config)
 }

@@ -59,6 +59,8 @@ pub struct BatchArgs {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    #[command(flatten)]
+    window: super::WindowArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = BatchFormat::Text)]
     format: BatchFormat,
@@ -186,7 +188,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         ),
-        config: args.analysis.config()?,
+        config: args.analysis.config_in(&args.window)?,
         grouping: args.by.into(),
     };
     let frames_dir =

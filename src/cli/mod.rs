@@ -118,6 +118,35 @@ pub struct AnalysisArgs {
     /// own JSON shape. Needs the app's atrace sections (Choreographer#doFrame, DrawFrame on RenderThread).
     #[arg(long, value_name = "PKG")]
     pub macrobenchmark: Option<String>,
+    /// Analyse only the frames inside each span of the atrace section or CUJ named NAME (exact, or a prefix
+    /// ending in *; e.g. a benchmark's measured section, 'J<SHADE_EXPAND_COLLAPSE>'); repeatable; several
+    /// occurrences are several windows. Perfetto traces only. Which frames are inside: see --window.
+    #[arg(long, value_name = "NAME")]
+    pub marker: Vec<String>,
+}
+
+/// `--window` of the commands that analyse a trace (`ftl report` has its own, which also sets the picture).
+#[derive(Debug, Args)]
+pub struct WindowArgs {
+    /// Analyse only the frames inside START..END, after the first FrameTimeline slice; each bound in ms
+    /// (1500ms), s (4s) or a bare number of seconds (1.5..4); repeatable. A frame is inside when all of it is:
+    /// it starts at or after START and is on screen (present fence; DisplayFrames too) at or before END — a
+    /// frame that starts inside and presents after END is outside. Perfetto traces only.
+    #[arg(long, value_name = "START..END")]
+    pub window: Vec<String>,
+}
+
+impl WindowArgs {
+    /// The `--window` ranges, ns after the first FrameTimeline slice.
+    pub fn ranges(&self) -> Result<Vec<(i64, i64)>> {
+        self.window
+            .iter()
+            .map(|w| {
+                crate::model::window::parse_range(w)
+                    .map_err(|e| Error::Usage(format!("--window: {e}")))
+            })
+            .collect()
+    }
 }
 
 /// Report formats of `ftl analyze`.
@@ -176,6 +205,8 @@ pub struct AnalyzeArgs {
     trace: TraceArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    #[command(flatten)]
+    window: WindowArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     format: ReportFormat,
@@ -220,6 +251,8 @@ pub struct FramesArgs {
     trace: TraceArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    #[command(flatten)]
+    window: WindowArgs,
     /// One row per actual DisplayFrame instead of per SurfaceFrame.
     #[arg(long)]
     display_frames: bool,
@@ -241,6 +274,12 @@ pub struct TableArgs {
     /// The table, by its Perfetto name.
     #[arg(value_enum, value_name = "NAME")]
     name: PerfettoTable,
+    #[command(flatten)]
+    window: WindowArgs,
+    /// Keep only the frames inside each span of the atrace section or CUJ named NAME (see `ftl analyze
+    /// --help`); repeatable.
+    #[arg(long, value_name = "NAME")]
+    marker: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -265,6 +304,13 @@ pub struct ExplainArgs {
 }
 
 impl AnalysisArgs {
+    /// The configuration with the `--window` ranges of `window`.
+    pub fn config_in(&self, window: &WindowArgs) -> Result<Config> {
+        let mut config = self.config()?;
+        config.windows.ranges = window.ranges()?;
+        Ok(config)
+    }
+
     fn config(&self) -> Result<Config> {
         let layer = self
             .layer
@@ -301,6 +347,10 @@ impl AnalysisArgs {
             layer_name: self.layer_name.clone(),
             gfxinfo_drop_flagged_rows: self.gfxinfo_drop_flagged,
             macrobenchmark: self.macrobenchmark.clone(),
+            windows: crate::model::window::WindowSpec {
+                ranges: Vec::new(),
+                markers: self.marker.clone(),
+            },
         })
     }
 }
@@ -309,7 +359,7 @@ impl AnalysisArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => {
-            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
             write_report(&analysis, a.format, a.output.as_deref())?;
             if let Some(png) = &a.png {
                 crate::output::chart::render(
@@ -328,7 +378,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
         Command::Frames(a) => {
-            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config()?)?;
+            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
             let mut df = match (&analysis, a.display_frames) {
                 (Analysis::Trace(report), true) => to_dataframe(&report.display_frames)?,
                 (Analysis::Trace(report), false) => to_dataframe(&report.frames)?,
@@ -346,7 +396,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report(a) => report::run(&a)?,
         Command::Batch(a) => return batch::run(&a),
         Command::Table(a) => {
-            let trace = crate::load_path(&a.trace)?;
+            let windows = crate::model::window::WindowSpec {
+                ranges: a.window.ranges()?,
+                markers: a.marker.clone(),
+            };
+            let trace = crate::load_path_in(&a.trace, &windows)?;
             let mut df = crate::output::perfetto_tables::table(a.name, &trace.timeline)?;
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }

@@ -33,7 +33,8 @@ pub struct ReportArgs {
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
     /// Time range shown, START..END after the first FrameTimeline slice (text captures: after the first present,
-    /// or the first log line); each bound in ms (1500ms), s (4s) or a bare number of seconds (1.5..4). Default:
+    /// or the first log line); each bound in ms (1500ms), s (4s) or a bare number of seconds (1.5..4). On a trace
+    /// it is also the analysis window of every panel (which frames are inside: `ftl analyze --help`). Default:
     /// the whole span if it is at most 12 s, else the --window-secs window with the most janky frames (the title
     /// says which); a text capture is shown whole.
     #[arg(long, value_name = "START..END", conflicts_with_all = ["all", "window_secs"])]
@@ -82,6 +83,15 @@ impl ReportArgs {
 /// Runs `ftl report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
     let options = args.chart_options()?;
-    let analysis = crate::analyze_path(&args.trace.trace, &args.analysis.config()?)?;
+    let mut config = args.analysis.config()?;
+    let is_trace = matches!(
+        crate::input::detect(&args.trace.trace),
+        Ok(Ok(crate::model::Source::Perfetto))
+    );
+    if let (Some(range), true) = (&args.window, is_trace) {
+        config.windows.ranges = vec![crate::model::window::parse_range(range)
+            .map_err(|e| Error::Usage(format!("--window: {e}")))?];
+    }
+    let analysis = crate::analyze_path(&args.trace.trace, &config)?;
     chart::render(&analysis, &args.output, &options)
 }

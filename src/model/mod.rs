@@ -5,6 +5,7 @@ pub mod frame;
 pub mod jank;
 pub mod sections;
 mod shared;
+pub mod window;
 
 pub use build::TimelineBuilder;
 pub use frame::{

@@ -135,31 +135,11 @@ pub enum WindowSpec {
     },
 }
 
-/// A time like `1500ms`, `4s` or `1.5` (seconds), in ns.
-fn parse_time(text: &str) -> Option<i64> {
-    let t = text.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e6)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1e9)
-    } else {
-        (t, 1e9)
-    };
-    let v: f64 = number.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| (v * scale).round() as i64)
-}
-
 impl WindowSpec {
     /// Parses `START..END` (each `<number>ms`, `<number>s` or a bare number of seconds; times after the first
     /// FrameTimeline slice), e.g. `1500ms..4s` or `1.5..4`.
     pub fn parse_range(text: &str) -> Result<WindowSpec, String> {
-        let bad =
-            || format!("expected START..END such as 1500ms..4s or 1.5..4 (seconds), got '{text}'");
-        let (start, end) = text.split_once("..").ok_or_else(bad)?;
-        let (start_ns, end_ns) = parse_time(start).zip(parse_time(end)).ok_or_else(bad)?;
-        if start_ns >= end_ns {
-            return Err(format!("the window must end after it starts, got '{text}'"));
-        }
+        let (start_ns, end_ns) = crate::model::window::parse_range(text)?;
         Ok(WindowSpec::Range { start_ns, end_ns })
     }
 }
