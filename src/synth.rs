@@ -1,6 +1,6 @@
-//! `TraceBuilder`: writes Perfetto trace bytes from FrameTimeline events (test fixtures, benchmarks), plus the
-//! re-encodings tests and benches need: gzip, `compressed_packets` chunks, and replication of a real trace with
-//! rewritten cookies, tokens and timestamps.
+//! `TraceBuilder`: writes Perfetto trace bytes from FrameTimeline events, thread names and atrace lines (ftrace
+//! `print` events) for test fixtures and benchmarks, plus the re-encodings tests and benches need: gzip,
+//! `compressed_packets` chunks, and replication of a real trace with rewritten cookies, tokens and timestamps.
 
 use crate::decode::proto;
 use crate::decode::wire::WireReader;
@@ -55,6 +55,113 @@ impl TraceBuilder {
             process_tree: Some(proto::ProcessTree {
                 threads: Vec::new(),
                 processes: vec![process],
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Adds one `ProcessTree` packet naming threads, each `(tid, tgid, name)`: the tid, its process and its
+    /// name (`comm`, e.g. `RenderThread`).
+    pub fn threads(&mut self, threads: &[(i32, i32, &str)]) -> &mut Self {
+        let threads = threads
+            .iter()
+            .map(|&(tid, tgid, name)| proto::process_tree::Thread {
+                tid: Some(tid),
+                name: Some(name.into()),
+                tgid: Some(tgid),
+            })
+            .collect();
+        self.push(proto::TracePacket {
+            process_tree: Some(proto::ProcessTree {
+                threads,
+                processes: Vec::new(),
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Adds one packet with an `FtraceEventBundle` (cpu 0, ftrace clock unspecified = BOOTTIME) holding one
+    /// `print` event: thread `tid` wrote the atrace `line` at `ts_ns` (ns, BOOTTIME, the default trace clock).
+    /// The buffer is `line` followed by `\n`, as the kernel records it.
+    pub fn atrace(&mut self, ts_ns: u64, tid: i32, line: &str) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        self.ftrace_event(
+            ts_ns,
+            tid,
+            E::Print(proto::PrintFtraceEvent {
+                ip: None,
+                buf: Some(format!("{line}\n")),
+            }),
+        )
+    }
+
+    /// Adds `B|pid|name` written by `tid` at `ts_ns` (ns): a slice begins on that thread.
+    pub fn begin(&mut self, ts_ns: u64, tid: i32, pid: i32, name: &str) -> &mut Self {
+        self.atrace(ts_ns, tid, &format!("B|{pid}|{name}"))
+    }
+
+    /// Adds `E|pid` written by `tid` at `ts_ns` (ns): the thread's innermost open slice ends.
+    pub fn end(&mut self, ts_ns: u64, tid: i32, pid: i32) -> &mut Self {
+        self.atrace(ts_ns, tid, &format!("E|{pid}"))
+    }
+
+    /// Adds `S|pid|name|cookie` written by `tid` at `ts_ns` (ns): an async slice begins on the process's track
+    /// `name`.
+    pub fn async_begin(
+        &mut self,
+        ts_ns: u64,
+        tid: i32,
+        pid: i32,
+        name: &str,
+        cookie: i64,
+    ) -> &mut Self {
+        self.atrace(ts_ns, tid, &format!("S|{pid}|{name}|{cookie}"))
+    }
+
+    /// Adds `F|pid|name|cookie` written by `tid` at `ts_ns` (ns): the async slice with this track and cookie
+    /// ends.
+    pub fn async_end(
+        &mut self,
+        ts_ns: u64,
+        tid: i32,
+        pid: i32,
+        name: &str,
+        cookie: i64,
+    ) -> &mut Self {
+        self.atrace(ts_ns, tid, &format!("F|{pid}|{name}|{cookie}"))
+    }
+
+    /// Adds one ftrace `task_rename` event at `ts_ns` (ns, BOOTTIME): thread `tid` (also the writer) is now
+    /// named `newcomm`.
+    pub fn task_rename(&mut self, ts_ns: u64, tid: i32, newcomm: &str) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        self.ftrace_event(
+            ts_ns,
+            tid,
+            E::TaskRename(proto::TaskRenameFtraceEvent {
+                pid: Some(tid),
+                oldcomm: None,
+                newcomm: Some(newcomm.into()),
+            }),
+        )
+    }
+
+    /// One packet with a one-event bundle on cpu 0.
+    fn ftrace_event(
+        &mut self,
+        ts_ns: u64,
+        tid: i32,
+        event: proto::ftrace_event::Event,
+    ) -> &mut Self {
+        self.push(proto::TracePacket {
+            ftrace_events: Some(proto::FtraceEventBundle {
+                cpu: Some(0),
+                event: vec![proto::FtraceEvent {
+                    timestamp: Some(ts_ns),
+                    pid: Some(tid as u32),
+                    event: Some(event),
+                }],
+                ftrace_clock: None,
             }),
             ..Default::default()
         })

@@ -10,5 +10,6 @@ mod errors;
 mod golden;
 mod peer;
 mod sources;
+mod synth_atrace;
 mod testdata;
 mod textproto;
