@@ -1,6 +1,7 @@
 //! `TraceBuilder`: writes Perfetto trace bytes from FrameTimeline events, thread names and atrace lines (ftrace
 //! `print` events) for test fixtures and benchmarks, plus the re-encodings tests and benches need: gzip,
-//! `compressed_packets` chunks, and replication of a real trace with rewritten cookies, tokens and timestamps.
+//! `compressed_packets` chunks, and replication of a real trace with rewritten cookies, tokens, vsync ids and
+//! timestamps (FrameTimeline and ftrace alike).
 
 use crate::decode::proto;
 use crate::decode::wire::WireReader;
@@ -341,11 +342,23 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
     Ok(out)
 }
 
-/// Writes `copies` copies of a trace to `out`, shifting every FrameTimeline copy `k` by `k × shift_ns` and
-/// offsetting its cookies and tokens by `k × id_stride`, so the copies read as one long trace (benchmarks). Other
-/// packets are copied byte for byte. Copies are written one at a time: memory stays at one copy.
+/// Writes `copies` copies of a trace to `out` so that they read as one long trace (benchmarks). Copy `k` is shifted
+/// by `k × shift_ns` (ns) and `k × id_stride`:
+/// - FrameTimeline packets: the packet `timestamp` is shifted, and the cookies, tokens and display frame tokens
+///   are offset;
+/// - ftrace packets (`ftrace_events`): every `FtraceEvent.timestamp` is shifted, and in `print` buffers the vsync
+///   id of `Choreographer#doFrame <id>`, `DrawFrame <id>` and `DrawFrames <id>` is offset, so that each copy's
+///   app sections join its own FrameTimeline slices.
 ///
-/// Errors: `trace` is not a sequence of TracePackets, or writing to `out` failed.
+/// The rewrite is done at the protobuf wire level: every other field, known to ftl or not, is copied byte for
+/// byte (sched events, `compact_sched` — whose timestamps therefore stay those of the original —, interned data,
+/// `ProcessTree`, clock snapshots ...), and only the lengths of the rewritten messages are re-encoded (minimal
+/// varints, where Perfetto's writer pads them to 4 bytes: later copies are a few % smaller). Packets inside
+/// `compressed_packets` are not rewritten. Copy 0 is the original, byte for byte. Copies are written one at a
+/// time: memory stays at one copy.
+///
+/// Errors: `trace` is not a sequence of TracePackets, a rewritten message is not valid protobuf framing, or
+/// writing to `out` failed.
 pub fn replicate<W: Write>(
     trace: &[u8],
     copies: u64,
@@ -354,52 +367,245 @@ pub fn replicate<W: Write>(
     out: &mut W,
 ) -> Result<(), String> {
     let packets = split_packets(trace)?;
-    let mut copy = Vec::with_capacity(trace.len());
+    let mut copy = Vec::with_capacity(trace.len() + trace.len() / 16);
+    let mut scratch = Scratch::default();
     for k in 0..copies {
         copy.clear();
+        let shift = Shift {
+            ns: k.wrapping_mul(shift_ns),
+            id: (k as i64).wrapping_mul(id_stride),
+        };
         for raw in &packets {
-            let mut p = proto::TracePacket::decode(*raw).map_err(|e| e.to_string())?;
-            let Some(event) = p
-                .frame_timeline_event
-                .as_mut()
-                .and_then(|e| e.event.as_mut())
-            else {
+            if k == 0 {
                 append_packet(&mut copy, raw);
                 continue;
-            };
-            shift_ids(event, k as i64 * id_stride);
-            p.timestamp = p.timestamp.map(|t| t + k * shift_ns);
-            append_packet(&mut copy, &p.encode_to_vec());
+            }
+            scratch.packet.clear();
+            shift_packet(raw, shift, &mut scratch).map_err(|e| format!("replicate: {e}"))?;
+            append_packet(&mut copy, &scratch.packet);
         }
         out.write_all(&copy).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
 
-fn shift_ids(event: &mut proto::frame_timeline_event::Event, d: i64) {
-    use proto::frame_timeline_event::Event as E;
-    let add = |v: &mut Option<i64>| *v = v.map(|x| x + d);
-    match event {
-        E::ExpectedDisplayFrameStart(e) => {
-            add(&mut e.cookie);
-            add(&mut e.token);
-        }
-        E::ActualDisplayFrameStart(e) => {
-            add(&mut e.cookie);
-            add(&mut e.token);
-        }
-        E::ExpectedSurfaceFrameStart(e) => {
-            add(&mut e.cookie);
-            add(&mut e.token);
-            add(&mut e.display_frame_token);
-        }
-        E::ActualSurfaceFrameStart(e) => {
-            add(&mut e.cookie);
-            add(&mut e.token);
-            add(&mut e.display_frame_token);
-        }
-        E::FrameEnd(e) => add(&mut e.cookie),
+/// What one replica copy adds: to timestamps (ns) and to ids (cookies, tokens, vsync ids).
+#[derive(Debug, Clone, Copy)]
+struct Shift {
+    ns: u64,
+    id: i64,
+}
+
+/// Reused output buffers, one per nesting level of the rewrite.
+#[derive(Debug, Default)]
+struct Scratch {
+    packet: Vec<u8>,
+    inner: Vec<u8>,
+    event: Vec<u8>,
+    print: Vec<u8>,
+}
+
+// Field numbers of the messages `replicate` rewrites (trace_packet.proto, ftrace_event_bundle.proto,
+// ftrace_event.proto, ftrace.proto, frameworks_native_trace_packet.proto).
+const PACKET_FTRACE_EVENTS: u32 = 1;
+const PACKET_TIMESTAMP: u32 = 8;
+const PACKET_FRAME_TIMELINE_EVENT: u32 = 76;
+const BUNDLE_EVENT: u32 = 2;
+const EVENT_TIMESTAMP: u32 = 1;
+const EVENT_PRINT: u32 = 3;
+const PRINT_BUF: u32 = 2;
+
+/// One field of a message: its number, its value if varint or length-delimited, and its raw bytes (key included).
+enum Value<'a> {
+    Varint(u64),
+    Len(&'a [u8]),
+    Other,
+}
+
+/// Calls `f(field, value, raw bytes)` for each field of `msg` in order.
+fn for_each_field<'a>(
+    msg: &'a [u8],
+    mut f: impl FnMut(u32, Value<'a>, &'a [u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    use crate::decode::wire::{LEN, VARINT};
+    let err = |e| format!("{e:?}");
+    let mut wire = WireReader::new(msg);
+    while !wire.at_eof().map_err(err)? {
+        let start = wire.offset() as usize;
+        let (field, wire_type) = wire.key().map_err(err)?;
+        let value = match wire_type {
+            VARINT => Value::Varint(wire.varint().map_err(err)?),
+            LEN => {
+                let n = wire.varint().map_err(err)?;
+                let from = wire.offset() as usize;
+                wire.skip(n).map_err(err)?;
+                Value::Len(&msg[from..wire.offset() as usize])
+            }
+            _ => {
+                wire.skip_value(wire_type).map_err(err)?;
+                Value::Other
+            }
+        };
+        f(field, value, &msg[start..wire.offset() as usize])?;
     }
+    Ok(())
+}
+
+fn put_varint(out: &mut Vec<u8>, field: u32, v: u64) {
+    prost::encoding::encode_key(field, prost::encoding::WireType::Varint, out);
+    prost::encoding::encode_varint(v, out);
+}
+
+fn put_len(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+    prost::encoding::encode_key(field, prost::encoding::WireType::LengthDelimited, out);
+    prost::encoding::encode_varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
+
+/// One TracePacket of copy `shift` into `s.packet`.
+fn shift_packet(packet: &[u8], shift: Shift, s: &mut Scratch) -> Result<(), String> {
+    let mut frame_timeline = false;
+    for_each_field(packet, |field, _, _| {
+        frame_timeline |= field == PACKET_FRAME_TIMELINE_EVENT;
+        Ok(())
+    })?;
+    let Scratch {
+        packet: out,
+        inner,
+        event,
+        print,
+    } = s;
+    for_each_field(packet, |field, value, raw| {
+        match (field, value) {
+            (PACKET_TIMESTAMP, Value::Varint(ts)) if frame_timeline => {
+                put_varint(out, field, ts.wrapping_add(shift.ns))
+            }
+            (PACKET_FRAME_TIMELINE_EVENT, Value::Len(msg)) => {
+                inner.clear();
+                shift_frame_timeline_event(msg, shift.id, inner)?;
+                put_len(out, field, inner);
+            }
+            (PACKET_FTRACE_EVENTS, Value::Len(bundle)) => {
+                inner.clear();
+                shift_bundle(bundle, shift, inner, event, print)?;
+                put_len(out, field, inner);
+            }
+            _ => out.extend_from_slice(raw),
+        }
+        Ok(())
+    })
+}
+
+/// A `FrameTimelineEvent`: offsets the cookie (field 1 of every kind), the token (2, starts) and the display
+/// frame token (3, SurfaceFrame starts; field 3 of a DisplayFrame start is its pid).
+fn shift_frame_timeline_event(msg: &[u8], d: i64, out: &mut Vec<u8>) -> Result<(), String> {
+    for_each_field(msg, |kind, value, raw| {
+        let ids = match kind {
+            1 | 2 => 2, // Expected / Actual DisplayFrameStart: cookie, token
+            3 | 4 => 3, // Expected / Actual SurfaceFrameStart: cookie, token, display_frame_token
+            5 => 1,     // FrameEnd: cookie
+            _ => 0,
+        };
+        let Value::Len(start) = value else {
+            out.extend_from_slice(raw);
+            return Ok(());
+        };
+        if ids == 0 {
+            out.extend_from_slice(raw);
+            return Ok(());
+        }
+        let mut body = Vec::with_capacity(start.len() + 8);
+        for_each_field(start, |field, value, raw| {
+            match value {
+                Value::Varint(v) if field <= ids => {
+                    put_varint(&mut body, field, (v as i64).wrapping_add(d) as u64)
+                }
+                _ => body.extend_from_slice(raw),
+            }
+            Ok(())
+        })?;
+        put_len(out, kind, &body);
+        Ok(())
+    })
+}
+
+/// An `FtraceEventBundle`: each event rewritten, every other field (cpu, clock, `compact_sched`, ...) as is.
+fn shift_bundle(
+    bundle: &[u8],
+    shift: Shift,
+    out: &mut Vec<u8>,
+    event: &mut Vec<u8>,
+    print: &mut Vec<u8>,
+) -> Result<(), String> {
+    for_each_field(bundle, |field, value, raw| {
+        match (field, value) {
+            (BUNDLE_EVENT, Value::Len(msg)) => {
+                event.clear();
+                shift_ftrace_event(msg, shift, event, print)?;
+                put_len(out, field, event);
+            }
+            _ => out.extend_from_slice(raw),
+        }
+        Ok(())
+    })
+}
+
+/// An `FtraceEvent`: its timestamp shifted and, for a `print`, the vsync id in its buffer offset.
+fn shift_ftrace_event(
+    msg: &[u8],
+    shift: Shift,
+    out: &mut Vec<u8>,
+    print: &mut Vec<u8>,
+) -> Result<(), String> {
+    for_each_field(msg, |field, value, raw| {
+        match (field, value) {
+            (EVENT_TIMESTAMP, Value::Varint(ts)) => {
+                put_varint(out, field, ts.wrapping_add(shift.ns))
+            }
+            (EVENT_PRINT, Value::Len(body)) => {
+                print.clear();
+                for_each_field(body, |field, value, raw| {
+                    match (field, value) {
+                        (PRINT_BUF, Value::Len(buf)) => match shift_vsync_id(buf, shift.id) {
+                            Some(buf) => put_len(print, field, &buf),
+                            None => print.extend_from_slice(raw),
+                        },
+                        _ => print.extend_from_slice(raw),
+                    }
+                    Ok(())
+                })?;
+                put_len(out, field, print);
+            }
+            _ => out.extend_from_slice(raw),
+        }
+        Ok(())
+    })
+}
+
+/// Section names whose second word is a vsync id (the frame id Perfetto's stdlib joins on).
+const VSYNC_ID_NAMES: [&[u8]; 3] = [b"Choreographer#doFrame ", b"DrawFrame ", b"DrawFrames "];
+
+/// An atrace line `X|pid|<name>...` whose name is `Choreographer#doFrame <id>`, `DrawFrame <id>` or
+/// `DrawFrames <id>` with `<id>` offset by `d`; `None` if the line has no such id (or `d` is 0).
+fn shift_vsync_id(buf: &[u8], d: i64) -> Option<Vec<u8>> {
+    if d == 0 {
+        return None;
+    }
+    let mut bars = buf.iter().enumerate().filter(|(_, &b)| b == b'|');
+    let name = bars.nth(1)?.0 + 1;
+    let prefix = VSYNC_ID_NAMES.iter().find(|p| buf[name..].starts_with(p))?;
+    let digits = name + prefix.len();
+    let end = digits
+        + buf[digits..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+    let id: i64 = std::str::from_utf8(&buf[digits..end]).ok()?.parse().ok()?;
+    let mut out = Vec::with_capacity(buf.len() + 8);
+    out.extend_from_slice(&buf[..digits]);
+    out.extend_from_slice(id.wrapping_add(d).to_string().as_bytes());
+    out.extend_from_slice(&buf[end..]);
+    Some(out)
 }
 
 /// A simulated pipeline (60 Hz by default): SurfaceFlinger composes a DisplayFrame every vsync and one app layer
@@ -519,5 +725,85 @@ impl Pipeline {
             t.slice(actual, (exp_start + 500_000) as u64, act_end as u64);
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shifted(line: &str, d: i64) -> Option<String> {
+        shift_vsync_id(line.as_bytes(), d).map(|b| String::from_utf8(b).unwrap())
+    }
+
+    #[test]
+    fn vsync_ids_of_frame_sections_are_offset_and_nothing_else() {
+        let d = 1 << 32;
+        assert_eq!(
+            shifted("B|12|Choreographer#doFrame 191058\n", d).as_deref(),
+            Some("B|12|Choreographer#doFrame 4295158354\n")
+        );
+        assert_eq!(
+            shifted("B|12|DrawFrame 7 extra|x", 10).as_deref(),
+            Some("B|12|DrawFrame 17 extra|x")
+        );
+        assert_eq!(
+            shifted("B|12|DrawFrames 7\n", 10).as_deref(),
+            Some("B|12|DrawFrames 17\n")
+        );
+        for unchanged in [
+            "B|12|Choreographer#doFrame - resynced to 5 in 0.1ms\n",
+            "B|12|Choreographer#doFrame\n",
+            "B|12|traversal 5\n",
+            "E|12\n",
+            "DrawFrame 5",
+        ] {
+            assert_eq!(shifted(unchanged, 10), None, "{unchanged}");
+        }
+        // Whatever the phase: the name is the field after the pid.
+        assert_eq!(
+            shifted("S|12|DrawFrame 5|3", 10).as_deref(),
+            Some("S|12|DrawFrame 15|3")
+        );
+        assert_eq!(shifted("B|12|DrawFrame 7", 0), None);
+    }
+
+    #[test]
+    fn replicated_ftrace_events_keep_unknown_fields() {
+        // An event with an unknown field (99) before its print, and a print with an unknown field (7).
+        let mut print = Vec::new();
+        put_varint(&mut print, 7, 5);
+        put_len(&mut print, PRINT_BUF, b"B|1|DrawFrame 40\n");
+        let mut event = Vec::new();
+        put_varint(&mut event, EVENT_TIMESTAMP, 1_000);
+        put_varint(&mut event, 99, 1);
+        put_len(&mut event, EVENT_PRINT, &print);
+        let mut bundle = Vec::new();
+        put_varint(&mut bundle, 1, 3);
+        put_len(&mut bundle, BUNDLE_EVENT, &event);
+        put_len(&mut bundle, 4, b"\x0a\x02\x01\x02");
+        let mut packet = Vec::new();
+        put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);
+        put_varint(&mut packet, 10, 42);
+        let mut trace = Vec::new();
+        append_packet(&mut trace, &packet);
+
+        let mut out = Vec::new();
+        replicate(&trace, 2, 500, 10, &mut out).unwrap();
+        let (mut print, mut event, mut bundle, mut packet) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        put_varint(&mut print, 7, 5);
+        put_len(&mut print, PRINT_BUF, b"B|1|DrawFrame 50\n");
+        put_varint(&mut event, EVENT_TIMESTAMP, 1_500);
+        put_varint(&mut event, 99, 1);
+        put_len(&mut event, EVENT_PRINT, &print);
+        put_varint(&mut bundle, 1, 3);
+        put_len(&mut bundle, BUNDLE_EVENT, &event);
+        put_len(&mut bundle, 4, b"\x0a\x02\x01\x02");
+        put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);
+        put_varint(&mut packet, 10, 42);
+        let mut want = trace.clone();
+        append_packet(&mut want, &packet);
+        assert_eq!(out, want);
     }
 }
