@@ -612,6 +612,14 @@ fn shift_vsync_id(buf: &[u8], d: i64) -> Option<Vec<u8>> {
 /// draws a SurfaceFrame per vsync; a frame whose slot is in `late` finishes half a vsync after its deadline, is
 /// presented one vsync later (Late Present, App Deadline Missed) and the app skips the next slot. Labels are the
 /// ones SurfaceFlinger would give.
+///
+/// With `app_sections`, the app also writes its atrace sections: `Choreographer#doFrame <token>` on its main
+/// thread (4 ms from 0.5 ms after the expected start) and `DrawFrame <token>` on its `RenderThread` (3 ms from the
+/// doFrame's end). `causes` makes a slot late for a known reason: the app's stages for [`Cause::UiThread`] (a
+/// doFrame as long as the whole budget), [`Cause::RenderThread`] (a DrawFrame ending just before the late buffer),
+/// [`Cause::Gpu`] (on-time sections, late buffer: also what a `late` slot without a cause gets), or
+/// [`Cause::SurfaceFlinger`] (the app on time; SurfaceFlinger's CPU misses the vsync, so the DisplayFrame and the
+/// frame are presented one vsync late with `SurfaceFlinger CPU Deadline Missed`).
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     /// Vsync period, ns.
@@ -626,7 +634,27 @@ pub struct Pipeline {
     pub late: Vec<i64>,
     /// Time of the first vsync, ns.
     pub start_ns: i64,
+    /// Whether the app writes its doFrame / DrawFrame sections.
+    pub app_sections: bool,
+    /// Slots made late by a known cause.
+    pub causes: Vec<(i64, Cause)>,
 }
+
+/// Why a [`Pipeline`] slot is late.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The UI thread's doFrame takes the whole app budget.
+    UiThread,
+    /// The RenderThread's DrawFrame runs past the deadline.
+    RenderThread,
+    /// The sections are on time; the buffer is ready late.
+    Gpu,
+    /// The app is on time; SurfaceFlinger's CPU work misses the vsync.
+    SurfaceFlinger,
+}
+
+/// The app's main thread and RenderThread in [`Pipeline::build`].
+pub const APP_RENDER_TID: i32 = APP_PID + 7;
 
 impl Default for Pipeline {
     fn default() -> Self {
@@ -637,6 +665,8 @@ impl Default for Pipeline {
             frames: 120,
             late: vec![30, 52, 75],
             start_ns: 1_000_000_000,
+            app_sections: false,
+            causes: Vec::new(),
         }
     }
 }
@@ -655,6 +685,21 @@ impl Pipeline {
         t.system_info("ftl/synth/pipeline:14/FTL.0/1:user/test-keys", 34);
         t.process(SF_PID, "/system/bin/surfaceflinger", Some(1000));
         t.process(APP_PID, "com.example.app", Some(10123));
+        if self.app_sections {
+            t.threads(&[
+                (APP_PID, APP_PID, "com.example.app"),
+                (APP_RENDER_TID, APP_PID, "RenderThread"),
+            ]);
+        }
+        let cause = |slot: i64| self.causes.iter().find(|(s, _)| *s == slot).map(|c| c.1);
+        let app_late = |slot: i64| {
+            self.late.contains(&slot)
+                || matches!(
+                    cause(slot),
+                    Some(Cause::UiThread | Cause::RenderThread | Cause::Gpu)
+                )
+        };
+        let sf_late = |slot: i64| cause(slot) == Some(Cause::SurfaceFlinger);
         let mut cookie = 1;
         let mut next_cookie = || {
             cookie += 1;
@@ -686,14 +731,22 @@ impl Pipeline {
             let mut expected = display(SliceKind::ExpectedDisplayFrame, FrameLabels::default());
             expected.cookie = next_cookie();
             t.slice(expected, sf_start, vsync(slot) as u64);
-            let mut actual = display(SliceKind::ActualDisplayFrame, labels(1, true, 1));
+            let (df_labels, df_end) = if sf_late(slot) {
+                (
+                    labels(2, false, 16),
+                    vsync(slot) + self.period_ns + 1_000_000,
+                )
+            } else {
+                (labels(1, true, 1), vsync(slot) + 1_000_000)
+            };
+            let mut actual = display(SliceKind::ActualDisplayFrame, df_labels);
             actual.cookie = next_cookie();
-            t.slice(actual, sf_start + 300_000, (vsync(slot) + 1_000_000) as u64);
+            t.slice(actual, sf_start + 300_000, df_end as u64);
             // The app draws for this vsync unless it is still busy with a late frame.
             if std::mem::take(&mut skip_next) {
                 continue;
             }
-            let late = self.late.contains(&slot);
+            let late = app_late(slot);
             skip_next = late;
             let presented_in = if late { slot + 1 } else { slot };
             let surface = |kind, labels| FrameStart {
@@ -714,6 +767,8 @@ impl Pipeline {
             };
             let app_labels = if late {
                 labels(2, false, 64)
+            } else if sf_late(slot) {
+                labels(2, true, 16)
             } else {
                 labels(1, true, 1)
             };
@@ -723,6 +778,33 @@ impl Pipeline {
             let mut actual = surface(SliceKind::ActualSurfaceFrame, app_labels);
             actual.cookie = next_cookie();
             t.slice(actual, (exp_start + 500_000) as u64, act_end as u64);
+            if self.app_sections {
+                let token = 10_001 + 2 * slot;
+                let ui_start = exp_start + 500_000;
+                let ui_end = match cause(slot) {
+                    Some(Cause::UiThread) => ui_start + self.app_work_ns,
+                    _ => ui_start + 4_000_000,
+                };
+                let rt_end = match cause(slot) {
+                    Some(Cause::RenderThread) => act_end - 500_000,
+                    Some(Cause::UiThread) => ui_end + 2_000_000,
+                    _ => ui_end + 3_000_000,
+                };
+                t.begin(
+                    ui_start as u64,
+                    APP_PID,
+                    APP_PID,
+                    &format!("Choreographer#doFrame {token}"),
+                );
+                t.end(ui_end as u64, APP_PID, APP_PID);
+                t.begin(
+                    ui_end as u64,
+                    APP_RENDER_TID,
+                    APP_PID,
+                    &format!("DrawFrame {token}"),
+                );
+                t.end(rt_end as u64, APP_RENDER_TID, APP_PID);
+            }
         }
         t
     }

@@ -1,6 +1,7 @@
 //! ftl's integration tests (one binary): Perfetto's own parser tests, golden outputs of trace processor on real
 //! traces, compression variants, bad inputs, the CLI, and the committed synthetic test data.
 
+mod app_frames;
 mod batch;
 mod chart;
 mod classify;
