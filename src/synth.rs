@@ -168,6 +168,51 @@ impl TraceBuilder {
         })
     }
 
+    /// Adds a `TrackDescriptor` packet: track `uuid` under `parent`, for process `pid` if given, named `name` if
+    /// given (an unnamed track takes the name of its first event).
+    pub fn track_descriptor(
+        &mut self,
+        uuid: u64,
+        parent: Option<u64>,
+        pid: Option<i32>,
+        name: Option<&str>,
+    ) -> &mut Self {
+        self.push(proto::TracePacket {
+            track_descriptor: Some(proto::TrackDescriptor {
+                uuid: Some(uuid),
+                parent_uuid: parent,
+                name: name.map(str::to_string),
+                process: pid.map(|pid| proto::ProcessDescriptor {
+                    pid: Some(pid),
+                    process_name: None,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Adds a `TrackEvent` packet at `ts_ns` (trace clock) on track `uuid`: `kind` 1 slice begin, 2 slice end,
+    /// 3 instant; `name` for begins and instants.
+    pub fn track_event(
+        &mut self,
+        ts_ns: u64,
+        uuid: u64,
+        kind: i32,
+        name: Option<&str>,
+    ) -> &mut Self {
+        self.push(proto::TracePacket {
+            timestamp: Some(ts_ns),
+            track_event: Some(proto::TrackEvent {
+                r#type: Some(kind),
+                track_uuid: Some(uuid),
+                name_iid: None,
+                name: name.map(str::to_string),
+            }),
+            ..Default::default()
+        })
+    }
+
     /// Adds a `SystemInfo` packet.
     pub fn system_info(&mut self, fingerprint: &str, sdk: u64) -> &mut Self {
         self.push(proto::TracePacket {

@@ -3,7 +3,7 @@
 //! ec5d16b1): trailing `\n` / `\0` trimmed, fields split on `|`, a missing or non-numeric tgid read as 0.
 
 /// One parsed atrace line. `tgid` is 0 when the line does not name the process (the writer's thread then
-/// decides it). Counters and instants (`C|`, `I|`, `N|`) are recognised but not kept: ftl has no use for them.
+/// decides it). Counters (`C|`) are recognised but not kept: ftl has no use for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Atrace {
     /// `B|tgid|name`: begin a slice on the writing thread; the name is the rest of the line (`|` included).
@@ -29,6 +29,16 @@ pub enum Atrace {
         name: String,
         /// Pairs the begin with its end on the same track.
         cookie: i64,
+    },
+    /// `I|tgid|name` (an instant on the writing thread, `track` `None`) or `N|tgid|track|name` (an instant on the
+    /// process's track `track`): a slice of duration 0.
+    Instant {
+        /// Process id.
+        tgid: u32,
+        /// The process track, for `N`.
+        track: Option<String>,
+        /// The instant's name.
+        name: String,
     },
     /// `F|tgid|name|cookie` or `H|tgid|track|[name|]cookie`: end the async slice with this cookie on `track`.
     AsyncEnd {
@@ -149,8 +159,16 @@ pub fn parse(buf: &[u8]) -> Parsed {
         (b'C', Some(_)) if !part(0).is_empty() && cookie(part(1)).is_some() => {
             return Parsed::Unused
         }
-        (b'I', Some(_)) if !part(0).is_empty() => return Parsed::Unused,
-        (b'N', Some(_)) if !part(0).is_empty() && !part(1).is_empty() => return Parsed::Unused,
+        (b'I', Some(tgid)) if !part(0).is_empty() => Atrace::Instant {
+            tgid,
+            track: None,
+            name: text(part(0)),
+        },
+        (b'N', Some(tgid)) if !part(0).is_empty() && !part(1).is_empty() => Atrace::Instant {
+            tgid,
+            track: Some(text(part(0))),
+            name: text(part(1)),
+        },
         _ if line.starts_with(b"trace_event_clock_sync:") => return Parsed::Unused,
         _ => return Parsed::Invalid,
     };
@@ -242,10 +260,29 @@ mod tests {
     }
 
     #[test]
-    fn counters_and_instants_are_valid_but_unused() {
+    fn instants_are_kept_on_the_thread_or_a_named_track() {
+        assert_eq!(
+            kept("I|9|J<X>#UIThread"),
+            Atrace::Instant {
+                tgid: 9,
+                track: None,
+                name: "J<X>#UIThread".into()
+            }
+        );
+        assert_eq!(
+            kept("N|9|J<X>|FT#begin#0"),
+            Atrace::Instant {
+                tgid: 9,
+                track: Some("J<X>".into()),
+                name: "FT#begin#0".into()
+            }
+        );
+        assert_eq!(parse(b"N|9|track|"), Parsed::Invalid);
+    }
+
+    #[test]
+    fn counters_are_valid_but_unused() {
         assert_eq!(parse(b"C|9|Heap|123\n"), Parsed::Unused);
-        assert_eq!(parse(b"I|9|tick"), Parsed::Unused);
-        assert_eq!(parse(b"N|9|track|tick"), Parsed::Unused);
         assert_eq!(parse(b"C|9|Heap|x"), Parsed::Invalid);
         assert_eq!(parse(b""), Parsed::Invalid);
         assert_eq!(parse(b"hello world"), Parsed::Invalid);

@@ -107,6 +107,17 @@ pub struct SystemInfo {
     pub machine: Option<String>,
 }
 
+/// What a [`Event::TrackEvent`] does (`TrackEvent.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackEventPhase {
+    /// `TYPE_SLICE_BEGIN`.
+    Begin,
+    /// `TYPE_SLICE_END`.
+    End,
+    /// `TYPE_INSTANT`: a slice of duration 0.
+    Instant,
+}
+
 /// Everything the decoder tells the model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -136,6 +147,30 @@ pub enum Event {
         tid: i32,
         /// The parsed line.
         event: Atrace,
+    },
+    /// A `TrackDescriptor` (TracePacket field 60): a track for a process, a thread, or under a parent track.
+    TrackDescriptor {
+        /// The track's id.
+        uuid: u64,
+        /// The parent track, if any.
+        parent_uuid: Option<u64>,
+        /// Its name (`name` or `static_name`), if given.
+        name: Option<String>,
+        /// The process of a process (or thread) track.
+        pid: Option<i32>,
+        /// The thread of a thread track.
+        tid: Option<i32>,
+    },
+    /// A `TrackEvent` (TracePacket field 11) slice begin, slice end or instant on a described track.
+    TrackEvent {
+        /// Timestamp on the trace clock, ns.
+        ts_ns: i64,
+        /// The track (`track_uuid`).
+        track_uuid: u64,
+        /// Begin, end or instant.
+        phase: TrackEventPhase,
+        /// The event's name (`None` for ends and interned names).
+        name: Option<String>,
     },
     /// A thread's process or name: `ProcessTree.threads`, ftrace `task_newtask` / `task_rename`.
     Thread {

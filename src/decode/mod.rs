@@ -3,7 +3,8 @@
 //! Reads a `Trace` packet by packet from any `BufRead` (plain or already inflated gzip), keeps only the
 //! TracePacket fields ftl needs — `frame_timeline_event` (76), `timestamp` (8), `timestamp_clock_id` (58),
 //! `trusted_packet_sequence_id` (10), `process_tree` (2), `clock_snapshot` (6), `system_info` (45),
-//! `trace_packet_defaults` (59), `ftrace_events` (1: only `print`, `task_newtask`, `task_rename`) — and inflates
+//! `trace_packet_defaults` (59), `ftrace_events` (1: only `print`, `task_newtask`, `task_rename`, `sched_switch`
+//! and `compact_sched` thread names), `track_event` (11) slices and `track_descriptor` (60) — and inflates
 //! `compressed_packets` (50) recursively.
 
 pub mod atrace;
@@ -22,6 +23,7 @@ pub(crate) mod proto {
 pub use clock::BOOTTIME;
 pub use event::{
     Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+    TrackEventPhase,
 };
 
 use std::collections::BTreeSet;
@@ -49,7 +51,9 @@ pub struct DecodeSummary {
     pub unconvertible_timestamps: u64,
     /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
     pub atrace_parse_failures: u64,
-    /// FrameTimeline events dropped because their packet had no timestamp.
+    /// TrackEvents ftl cannot place: no `track_uuid` (a sequence's default track), or an interned name only.
+    pub track_events_skipped: u64,
+    /// FrameTimeline and track events dropped because their packet had no timestamp.
     pub missing_timestamps: u64,
 }
 

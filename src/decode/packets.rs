@@ -4,7 +4,9 @@
 
 use super::atrace::{self, Atrace, Parsed};
 use super::clock::ClockConverter;
-use super::event::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use super::event::{
+    Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
+};
 use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
@@ -28,6 +30,8 @@ const F_COMPRESSED_PACKETS: u32 = 50;
 const F_TIMESTAMP_CLOCK_ID: u32 = 58;
 const F_PACKET_DEFAULTS: u32 = 59;
 const F_FRAME_TIMELINE_EVENT: u32 = 76;
+const F_TRACK_EVENT: u32 = 11;
+const F_TRACK_DESCRIPTOR: u32 = 60;
 
 /// The fields of one TracePacket that ftl keeps (`None` = absent). Unneeded fields are never copied.
 #[derive(Default)]
@@ -42,12 +46,22 @@ struct PacketFields {
     compressed: Option<Vec<u8>>,
     defaults: Option<Vec<u8>>,
     ftrace: Option<Vec<u8>>,
+    track_event: Option<Vec<u8>>,
+    track_descriptor: Option<Vec<u8>>,
 }
 
 /// An event waiting for a ClockSnapshot that relates its clock to the trace clock.
 enum Timed {
     FrameTimeline(FrameTimelineEvent),
-    Atrace { tid: i32, event: Atrace },
+    Atrace {
+        tid: i32,
+        event: Atrace,
+    },
+    TrackEvent {
+        track_uuid: u64,
+        phase: TrackEventPhase,
+        name: Option<String>,
+    },
 }
 
 impl Timed {
@@ -55,6 +69,16 @@ impl Timed {
         match self {
             Timed::FrameTimeline(event) => Event::FrameTimeline { ts_ns, event },
             Timed::Atrace { tid, event } => Event::Atrace { ts_ns, tid, event },
+            Timed::TrackEvent {
+                track_uuid,
+                phase,
+                name,
+            } => Event::TrackEvent {
+                ts_ns,
+                track_uuid,
+                phase,
+                name,
+            },
         }
     }
 }
@@ -223,6 +247,33 @@ impl<'s> PacketDecoder<'s> {
         if let Some(bytes) = &fields.ftrace {
             self.ftrace(bytes);
         }
+        if let Some(bytes) = &fields.track_descriptor {
+            match proto::TrackDescriptor::decode(bytes.as_slice()) {
+                Ok(d) => {
+                    if let Some(uuid) = d.uuid {
+                        let thread = d.thread.as_ref();
+                        (self.sink)(Event::TrackDescriptor {
+                            uuid,
+                            parent_uuid: d.parent_uuid,
+                            name: d.name.or(d.static_name),
+                            pid: thread
+                                .and_then(|t| t.pid)
+                                .or(d.process.as_ref().and_then(|p| p.pid)),
+                            tid: thread
+                                .and_then(|t| t.tid)
+                                .and_then(|t| i32::try_from(t).ok()),
+                        });
+                    }
+                }
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.track_event {
+            match proto::TrackEvent::decode(bytes.as_slice()) {
+                Ok(e) => self.track_event(fields, e),
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
         if let Some(bytes) = &fields.compressed {
             self.summary.compressed_chunks += 1;
             let inflated = BufReader::new(ZlibDecoder::new(bytes.as_slice()));
@@ -284,10 +335,39 @@ impl<'s> PacketDecoder<'s> {
         }
     }
 
-    fn frame_timeline(&mut self, fields: &PacketFields, event: FrameTimelineEvent) {
+    /// A TrackEvent slice begin / end / instant on a described track (counters and default tracks are skipped).
+    fn track_event(&mut self, fields: &PacketFields, e: proto::TrackEvent) {
+        let phase = match e.r#type {
+            Some(1) => TrackEventPhase::Begin,
+            Some(2) => TrackEventPhase::End,
+            Some(3) => TrackEventPhase::Instant,
+            _ => return,
+        };
+        let unnamed = phase != TrackEventPhase::End && e.name.is_none();
+        let (Some(track_uuid), false) = (e.track_uuid, unnamed) else {
+            self.summary.track_events_skipped += 1;
+            return;
+        };
+        let Some((clock, raw)) = self.packet_time(fields) else {
+            return;
+        };
+        self.timed(
+            clock,
+            raw,
+            Timed::TrackEvent {
+                track_uuid,
+                phase,
+                name: e.name,
+            },
+        );
+    }
+
+    /// The packet's timestamp and its clock (packet, sequence default, else the trace clock); `None` (counted)
+    /// for a packet without timestamp.
+    fn packet_time(&mut self, fields: &PacketFields) -> Option<(u32, u64)> {
         let Some(raw) = fields.timestamp else {
             self.summary.missing_timestamps += 1;
-            return;
+            return None;
         };
         let seq_default = fields
             .sequence_id
@@ -296,6 +376,13 @@ impl<'s> PacketDecoder<'s> {
             .clock_id
             .or(seq_default)
             .unwrap_or(self.clock.trace_clock());
+        Some((clock, raw))
+    }
+
+    fn frame_timeline(&mut self, fields: &PacketFields, event: FrameTimelineEvent) {
+        let Some((clock, raw)) = self.packet_time(fields) else {
+            return;
+        };
         self.summary.frame_timeline_clock_ids.insert(clock);
         self.timed(clock, raw, Timed::FrameTimeline(event));
     }
@@ -336,6 +423,8 @@ fn read_fields<R: BufRead>(
         let (field, wire_type) = wire.key()?;
         let slot = match field {
             F_FTRACE_EVENTS => &mut f.ftrace,
+            F_TRACK_EVENT => &mut f.track_event,
+            F_TRACK_DESCRIPTOR => &mut f.track_descriptor,
             F_FRAME_TIMELINE_EVENT => &mut f.frame_timeline,
             F_PROCESS_TREE => &mut f.process_tree,
             F_CLOCK_SNAPSHOT => &mut f.clock_snapshot,

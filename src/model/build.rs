@@ -79,6 +79,21 @@ impl TimelineBuilder {
             Event::SystemInfo(info) => self.system_info = Some(info),
             Event::Atrace { ts_ns, tid, event } => self.sections.push(ts_ns, tid, event),
             Event::Thread { tid, tgid, name } => self.sections.thread(tid, tgid, name),
+            Event::TrackDescriptor {
+                uuid,
+                parent_uuid,
+                name,
+                pid,
+                tid,
+            } => self
+                .sections
+                .track_descriptor(uuid, parent_uuid, name, pid, tid),
+            Event::TrackEvent {
+                ts_ns,
+                track_uuid,
+                phase,
+                name,
+            } => self.sections.track_event(ts_ns, track_uuid, phase, name),
         }
     }
 

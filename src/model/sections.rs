@@ -1,10 +1,11 @@
-//! App trace sections: atrace lines → thread slices (per-thread nesting) and async slices (per process, track and
-//! cookie) with Perfetto's slice semantics, keeping only the sections ftl names frames, interactions and markers
-//! by. Source: `SystraceParser::ParseSystracePoint` and `SliceTracker` (google/perfetto @ ec5d16b1): events in
-//! timestamp order (stable on ties), `E` closes the innermost open slice of its thread, a slice never closed has
-//! `dur = -1`.
+//! App trace sections: atrace lines and TrackEvents → thread slices (per-thread nesting) and async slices (per
+//! process, track and cookie) with Perfetto's slice semantics, keeping only the sections ftl names frames,
+//! interactions and markers by. Source: `SystraceParser::ParseSystracePoint`, `SliceTracker` and
+//! `TrackEventTracker` (google/perfetto @ ec5d16b1): events in timestamp order (stable on ties), `E` closes the
+//! innermost open slice of its thread, a slice never closed has `dur = -1`, an instant is a slice of duration 0,
+//! a TrackDescriptor without a name is named after the first event on it.
 
-use crate::decode::Atrace;
+use crate::decode::{Atrace, TrackEventPhase};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -16,8 +17,9 @@ pub struct SectionFilter {
 }
 
 /// Prefixes of the section names that name frames and interactions: `Choreographer#doFrame <vsync id>` (UI
-/// thread), `DrawFrame <vsync id>` / `DrawFrames <vsync id>` (RenderThread), `J<CUJ>` (InteractionJankMonitor).
-pub const FRAME_SECTION_PREFIXES: [&str; 3] = ["Choreographer#doFrame", "DrawFrame", "J<"];
+/// thread), `DrawFrame <vsync id>` / `DrawFrames <vsync id>` (RenderThread), `J<CUJ>` and its `FT#…` markers
+/// (InteractionJankMonitor / FrameTracker).
+pub const FRAME_SECTION_PREFIXES: [&str; 4] = ["Choreographer#doFrame", "DrawFrame", "J<", "FT#"];
 
 impl SectionFilter {
     /// True if a section named `name` is kept.
@@ -61,6 +63,8 @@ pub struct AsyncSection {
     pub pid: i32,
     /// Index into [`AppSections::names`] of the slice name.
     pub name: u32,
+    /// Index into [`AppSections::names`] of the track's name (for `S`/`F`, the slice name).
+    pub track: u32,
     /// The cookie pairing begin and end.
     pub cookie: i64,
 }
@@ -118,6 +122,10 @@ enum Raw {
     End {
         tid: i32,
     },
+    Instant {
+        tid: i32,
+        name: u32,
+    },
     AsyncBegin {
         pid: i32,
         track: u32,
@@ -129,9 +137,45 @@ enum Raw {
         track: u32,
         cookie: i64,
     },
+    AsyncInstant {
+        pid: i32,
+        track: u32,
+        name: u32,
+    },
+    TrackBegin {
+        uuid: u64,
+        name: u32,
+    },
+    TrackEnd {
+        uuid: u64,
+    },
+    TrackInstant {
+        uuid: u64,
+        name: u32,
+    },
 }
 
-/// Collects atrace lines and thread facts; [`SectionsBuilder::build`] pairs them into slices.
+/// A `TrackDescriptor` as given.
+#[derive(Debug, Clone, Default)]
+struct Descriptor {
+    parent: Option<u64>,
+    name: Option<String>,
+    pid: Option<i32>,
+    tid: Option<i32>,
+}
+
+/// Where a TrackEvent track's slices go.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A thread's track: thread slices.
+    Thread(i32),
+    /// A process-scoped track: async slices; the track's name (None until its first event names it).
+    Process(i32, Option<u32>),
+    /// Neither (a global track): not kept.
+    Nowhere,
+}
+
+/// Collects atrace lines, TrackEvents and thread facts; [`SectionsBuilder::build`] pairs them into slices.
 #[derive(Debug, Default)]
 pub struct SectionsBuilder {
     filter: SectionFilter,
@@ -140,6 +184,7 @@ pub struct SectionsBuilder {
     names: Vec<String>,
     threads: BTreeMap<i32, ThreadInfo>,
     lines: u64,
+    descriptors: FxHashMap<u64, Descriptor>,
 }
 
 impl SectionsBuilder {
@@ -196,6 +241,34 @@ impl SectionsBuilder {
                     cookie,
                 }
             }
+            Atrace::Instant {
+                tgid,
+                track: None,
+                name,
+            } => {
+                self.thread(tid, pid_of_line(tgid), None);
+                if !self.filter.keeps(&name) {
+                    return;
+                }
+                Raw::Instant {
+                    tid,
+                    name: self.intern(name),
+                }
+            }
+            Atrace::Instant {
+                tgid,
+                track: Some(track),
+                name,
+            } => {
+                if !(self.filter.keeps(&name) || self.filter.keeps(&track)) {
+                    return;
+                }
+                Raw::AsyncInstant {
+                    pid: tgid as i32,
+                    track: self.intern(track),
+                    name: self.intern(name),
+                }
+            }
             Atrace::AsyncEnd {
                 tgid,
                 track,
@@ -212,6 +285,74 @@ impl SectionsBuilder {
         self.raw.push((ts, raw));
     }
 
+    /// Records a `TrackDescriptor`.
+    pub fn track_descriptor(
+        &mut self,
+        uuid: u64,
+        parent: Option<u64>,
+        name: Option<String>,
+        pid: Option<i32>,
+        tid: Option<i32>,
+    ) {
+        if let (Some(tid), Some(pid)) = (tid, pid) {
+            self.thread(tid, Some(pid), None);
+        }
+        self.descriptors.insert(
+            uuid,
+            Descriptor {
+                parent,
+                name,
+                pid,
+                tid,
+            },
+        );
+    }
+
+    /// Takes a TrackEvent slice begin, end or instant on track `uuid` at `ts` (trace clock, ns). Every named
+    /// event is kept (a track is named after its first event, known only once sorted).
+    pub fn track_event(
+        &mut self,
+        ts: i64,
+        uuid: u64,
+        phase: TrackEventPhase,
+        name: Option<String>,
+    ) {
+        let name = name.map(|n| self.intern(n));
+        let raw = match (phase, name) {
+            (TrackEventPhase::Begin, Some(name)) => Raw::TrackBegin { uuid, name },
+            (TrackEventPhase::Instant, Some(name)) => Raw::TrackInstant { uuid, name },
+            (TrackEventPhase::End, _) => Raw::TrackEnd { uuid },
+            _ => return,
+        };
+        self.raw.push((ts, raw));
+    }
+
+    /// Where track `uuid`'s slices go: a thread track, else the process of the nearest ancestor naming one.
+    fn place(&self, uuid: u64) -> Place {
+        let mut at = Some(uuid);
+        let mut hops = 0;
+        while let Some(d) = at.and_then(|u| self.descriptors.get(&u)) {
+            if at == Some(uuid) {
+                if let Some(tid) = d.tid {
+                    return Place::Thread(tid);
+                }
+            }
+            if let Some(pid) = d.pid {
+                let name = self.descriptors[&uuid]
+                    .name
+                    .as_ref()
+                    .and_then(|n| self.ids.get(n).copied());
+                return Place::Process(pid, name);
+            }
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+            at = d.parent;
+        }
+        Place::Nowhere
+    }
+
     fn intern(&mut self, name: String) -> u32 {
         if let Some(&id) = self.ids.get(&name) {
             return id;
@@ -225,12 +366,23 @@ impl SectionsBuilder {
     /// Pairs begins and ends in timestamp order.
     pub fn build(mut self) -> AppSections {
         self.raw.sort_by_key(|(ts, _)| *ts);
+        let named: Vec<String> = self
+            .descriptors
+            .values()
+            .filter_map(|d| d.name.clone())
+            .collect();
+        for name in named {
+            self.intern(name);
+        }
+        let mut places: FxHashMap<u64, Place> = FxHashMap::default();
+        // Per TrackEvent track, its open slices (thread: index into `sections`, process: into `async_sections`).
+        let mut track_stacks: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         let mut sections = Vec::new();
         let mut async_sections = Vec::new();
         // Per thread, the open slices innermost last (`None` for a slice not kept).
         let mut stacks: FxHashMap<i32, Vec<Option<usize>>> = FxHashMap::default();
         let mut open_async: FxHashMap<(i32, u32, i64), Vec<usize>> = FxHashMap::default();
-        for (ts, raw) in self.raw {
+        for (ts, raw) in std::mem::take(&mut self.raw) {
             match raw {
                 Raw::Begin { tid, name } => {
                     let stack = stacks.entry(tid).or_default();
@@ -263,6 +415,7 @@ impl SectionsBuilder {
                         dur: -1,
                         pid,
                         name,
+                        track,
                         cookie,
                     });
                     open_async
@@ -274,6 +427,70 @@ impl SectionsBuilder {
                     if let Some(i) = open_async.get_mut(&(pid, track, cookie)).and_then(Vec::pop) {
                         let s: &mut AsyncSection = &mut async_sections[i];
                         s.dur = ts - s.ts;
+                    }
+                }
+                Raw::Instant { tid, name } => {
+                    let depth = stacks.get(&tid).map_or(0, Vec::len) as u32;
+                    sections.push(Section {
+                        ts,
+                        dur: 0,
+                        tid,
+                        name,
+                        depth,
+                    });
+                }
+                Raw::AsyncInstant { pid, track, name } => async_sections.push(AsyncSection {
+                    ts,
+                    dur: 0,
+                    pid,
+                    name,
+                    track,
+                    cookie: 0,
+                }),
+                Raw::TrackBegin { uuid, name } | Raw::TrackInstant { uuid, name } => {
+                    let instant = matches!(raw, Raw::TrackInstant { .. });
+                    let place = places.entry(uuid).or_insert_with(|| self.place(uuid));
+                    let stack = track_stacks.entry(uuid).or_default();
+                    let dur = if instant { 0 } else { -1 };
+                    let index = match place {
+                        Place::Thread(tid) => {
+                            sections.push(Section {
+                                ts,
+                                dur,
+                                tid: *tid,
+                                name,
+                                depth: stack.len() as u32,
+                            });
+                            sections.len() - 1
+                        }
+                        Place::Process(pid, track) => {
+                            let track = *track.get_or_insert(name);
+                            async_sections.push(AsyncSection {
+                                ts,
+                                dur,
+                                pid: *pid,
+                                name,
+                                track,
+                                cookie: uuid as i64,
+                            });
+                            async_sections.len() - 1
+                        }
+                        Place::Nowhere => continue,
+                    };
+                    if !instant {
+                        stack.push(index);
+                    }
+                }
+                Raw::TrackEnd { uuid } => {
+                    let Some(i) = track_stacks.get_mut(&uuid).and_then(Vec::pop) else {
+                        continue;
+                    };
+                    match places.get(&uuid) {
+                        Some(Place::Thread(_)) => sections[i].dur = ts - sections[i].ts,
+                        Some(Place::Process(..)) => {
+                            async_sections[i].dur = ts - async_sections[i].ts
+                        }
+                        _ => {}
                     }
                 }
             }

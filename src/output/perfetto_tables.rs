@@ -37,6 +37,23 @@ pub enum PerfettoTable {
     /// was_huge_jank (>200 ms).
     #[value(name = "android_frame_stats")]
     AndroidFrameStats,
+    /// Per CUJ (`J<NAME>` interaction of SysUI, Launcher, ...): state, frames, missed app / SF frames, layer,
+    /// start and duration — the columns of Perfetto's android_jank_cuj_slice_summary.
+    #[value(name = "android_jank_cuj", alias = "android_jank_cuj_slice_summary")]
+    AndroidJankCuj,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct CujRow {
+    name: String,
+    process_name: Option<String>,
+    state: Option<&'static str>,
+    total_frames: Option<i64>,
+    missed_app_frames: Option<i64>,
+    missed_sf_frames: Option<i64>,
+    layer_name: Option<String>,
+    ts: i64,
+    dur: i64,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -184,6 +201,22 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
                     do_frame_dur: c.do_frame_dur,
                     draw_frame_dur: c.draw_frame_dur,
                     cpu_time: c.cpu_time,
+                })
+                .collect::<Vec<_>>(),
+        ),
+        PerfettoTable::AndroidJankCuj => to_dataframe(
+            &crate::analysis::app::cuj::cujs(timeline, &app)
+                .into_iter()
+                .map(|c| CujRow {
+                    name: c.name,
+                    process_name: c.process_name,
+                    state: c.state,
+                    total_frames: c.total_frames,
+                    missed_app_frames: c.missed_app_frames,
+                    missed_sf_frames: c.missed_sf_frames,
+                    layer_name: c.layer_name,
+                    ts: c.ts,
+                    dur: c.dur,
                 })
                 .collect::<Vec<_>>(),
         ),

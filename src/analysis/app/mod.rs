@@ -2,5 +2,6 @@
 //! joined to FrameTimeline — Perfetto's stdlib tables, Macrobenchmark's FrameTimingMetric, ftl's stage blame.
 
 pub mod blame;
+pub mod cuj;
 pub mod macrobenchmark;
 pub mod stdlib;
