@@ -575,3 +575,43 @@ fn overlapping_120hz_slices_are_stacked_in_sub_rows() {
         );
     }
 }
+
+#[test]
+fn a_given_window_is_counted_from_the_first_frametimeline_slice() {
+    // The Pixel 6a's frames are 480–680 ms into the FrameTimeline span; --window also makes the analysis keep only
+    // the frames inside it, so the report's first frame is not the origin.
+    let trace = real("pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    let whole = report(&trace);
+    let config = ftl::analysis::Config {
+        windows: ftl::model::window::WindowSpec {
+            ranges: vec![(480_000_000, 580_000_000)],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let ftl::analysis::Analysis::Trace(r) = ftl::analyze_path(&trace, &config).unwrap() else {
+        panic!("a trace")
+    };
+    let options = ChartOptions {
+        window: WindowSpec::parse_range("480ms..580ms").unwrap(),
+        ..ChartOptions::default()
+    };
+    let chart = Chart::build(&r, &options);
+    let w = chart.timeline.window;
+    assert_eq!(w.start_ns - w.origin_ns, 480_000_000);
+    assert_eq!(w.len_ns(), 100_000_000);
+    assert_eq!(w.origin_ns, whole.trace.first_ts_ns);
+    assert!(w.origin_ns < r.trace.first_ts_ns);
+    let splash = chart
+        .timeline
+        .groups
+        .iter()
+        .find(|g| g.label.starts_with("Splash Screen"))
+        .expect("the janky splash frame is in the window");
+    assert_eq!(splash.janky, 1);
+    assert!(
+        chart.title.contains("window 0.48–0.58 s"),
+        "{}",
+        chart.title
+    );
+}

@@ -155,12 +155,14 @@ impl Chart {
     pub fn build(report: &Report, options: &ChartOptions) -> Chart {
         // The legend's height is measured in the embedded font; without it, estimated.
         let _ = register_font();
-        let window = Window::choose(
-            options.window,
-            &report.frames,
-            report.trace.first_ts_ns,
-            report.trace.last_ts_ns,
-        );
+        let window = given_window(report, options.window).unwrap_or_else(|| {
+            Window::choose(
+                options.window,
+                &report.frames,
+                report.trace.first_ts_ns,
+                report.trace.last_ts_ns,
+            )
+        });
         let lanes = |layout: &Layout| {
             let band = layout.timeline_bottom - layout.header_bottom;
             let geometry = timeline::Geometry::new(options.width, band);
@@ -188,6 +190,26 @@ impl Chart {
             breakdown: data::breakdown(report),
             layout,
         }
+    }
+}
+
+/// The window `--window` gave when it is also the report's analysis window: its bounds on the trace clock as the
+/// analysis resolved them (from the trace's first FrameTimeline slice; the report's own first frame is inside the
+/// window, so counting from it would shift the picture).
+fn given_window(report: &Report, spec: WindowSpec) -> Option<Window> {
+    let WindowSpec::Range { start_ns, end_ns } = spec else {
+        return None;
+    };
+    match report.windows.as_slice() {
+        [span] if span.label == "window" && span.end_ns - span.start_ns == end_ns - start_ns => {
+            Some(Window {
+                origin_ns: span.start_ns - start_ns,
+                start_ns: span.start_ns,
+                end_ns: span.end_ns,
+                choice: data::WindowChoice::Given,
+            })
+        }
+        _ => None,
     }
 }
 
