@@ -1,9 +1,13 @@
 //! `ftl report` and `ftl analyze --png`: the chart model on real traces, the SVG golden of the synthetic trace, and
-//! PNG files (signature, size, content) rendered without system fonts.
+//! PNG files (signature, size, content) rendered without system fonts; the UI thread / RenderThread lanes of app
+//! layers and the sub-row stacking of overlapping slices.
 
 use crate::common::{shared, REAL_TRACES};
-use ftl::output::chart::data::{JankClass, WindowChoice, WindowSpec, NS_PER_S};
+use ftl::analysis::app::blame::LateStage;
+use ftl::output::chart::app_lanes::{stage_rgb, ON_TIME_RGB};
+use ftl::output::chart::data::{Bar, JankClass, WindowChoice, WindowSpec, NS_PER_S};
 use ftl::output::chart::{Chart, ChartOptions};
+use ftl::synth::{Cause, Pipeline};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -362,4 +366,252 @@ fn text_captures_render_to_png_and_svg_with_their_headline_numbers() {
         out.to_str().unwrap(),
     ]));
     assert_eq!(png_size(&std::fs::read(&out).unwrap()), (1600, 900));
+}
+
+/// Renders `trace` to an SVG (default size) and returns its text.
+fn report_svg(trace: &Path, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.svg");
+    let mut args = vec![
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(&ftl_without_fonts(&args));
+    std::fs::read_to_string(&out).unwrap()
+}
+
+/// True if `svg` has a text element reading exactly `text` (each holds one line).
+fn has_text(svg: &str, text: &str) -> bool {
+    svg.contains(&format!(">\n{text}\n</text>"))
+}
+
+#[test]
+fn pixel6a_app_layers_get_ui_thread_and_renderthread_lanes_coloured_by_late_stage() {
+    let trace = real("pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    let r = report(&trace);
+    let chart = Chart::build(&r, &ChartOptions::default());
+    let groups = &chart.timeline.groups;
+    // Every app layer of this trace has app sections; SurfaceFlinger's DisplayFrames never get the pair.
+    assert_eq!(groups.len(), 5);
+    let (sf, apps) = groups.split_last().unwrap();
+    assert!(sf.app.is_none() && sf.lanes() == 2);
+    assert!(apps.iter().all(|g| g.app.is_some() && g.lanes() == 4));
+    // The janky frame 191058 on the splash screen: late because of its UI thread; both its bars say so.
+    let janky = r
+        .frames
+        .iter()
+        .find(|f| f.surface_frame_token == 191058)
+        .unwrap();
+    assert_eq!(janky.late_stage, Some(LateStage::UiThread));
+    let splash = groups
+        .iter()
+        .find(|g| g.label.starts_with("Splash Screen"))
+        .unwrap();
+    let app = splash.app.as_ref().unwrap();
+    let purple = stage_rgb(LateStage::UiThread);
+    let ui_start = janky.ui_thread_start_ns.unwrap();
+    assert_eq!(
+        app.ui,
+        vec![Bar {
+            start_ns: ui_start,
+            end_ns: ui_start + janky.ui_thread_dur_ns.unwrap(),
+            rgb: purple,
+            janky: true,
+            row: 0,
+        }]
+    );
+    assert_eq!(
+        app.render
+            .iter()
+            .map(|b| (b.start_ns, b.end_ns, b.rgb))
+            .collect::<Vec<_>>(),
+        vec![(
+            janky.render_thread_start_ns.unwrap(),
+            janky.render_thread_end_ns.unwrap(),
+            purple
+        )]
+    );
+    assert_eq!(app.late, vec![(LateStage::UiThread, 1)]);
+    // The other layers' frames were on time.
+    for g in apps.iter().filter(|g| g.label != splash.label) {
+        let a = g.app.as_ref().unwrap();
+        assert!(
+            a.ui.iter().chain(&a.render).all(|b| b.rgb == ON_TIME_RGB),
+            "{}",
+            g.label
+        );
+        assert!(a.late.is_empty());
+    }
+    // The picture: lane labels, the legend row of stage colours (only the stage shown), the purple bars.
+    let svg = report_svg(&trace, &[]);
+    for text in [
+        "UI thread",
+        "RenderThread",
+        "on time",
+        "late: UI thread",
+        "late: UI thread 1",
+    ] {
+        assert!(has_text(&svg, text), "{text} is not in the SVG");
+    }
+    assert!(!has_text(&svg, "late: GPU"));
+    assert!(svg.contains("#8E24AA"), "no purple bar");
+}
+
+#[test]
+fn each_injected_cause_colours_its_frame_and_has_a_legend_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("causes.pftrace");
+    let pipeline = Pipeline {
+        frames: 60,
+        late: vec![],
+        app_sections: true,
+        causes: vec![
+            (10, Cause::UiThread),
+            (20, Cause::RenderThread),
+            (30, Cause::Gpu),
+            (40, Cause::SurfaceFlinger),
+        ],
+        ..Default::default()
+    };
+    std::fs::write(&trace, pipeline.build().bytes()).unwrap();
+    let r = report(&trace);
+    let chart = Chart::build(&r, &ChartOptions::default());
+    let app = chart.timeline.groups[0].app.as_ref().expect("app lanes");
+    let stages = [
+        LateStage::UiThread,
+        LateStage::RenderThread,
+        LateStage::Gpu,
+        LateStage::SurfaceFlinger,
+    ];
+    assert_eq!(app.late, stages.map(|s| (s, 1)).to_vec());
+    for lane in [&app.ui, &app.render] {
+        // One bar per app frame; the four late ones last, one per stage colour, in time order.
+        assert_eq!(lane.len(), r.frames.len());
+        let late: Vec<_> = lane.iter().filter(|b| b.janky).map(|b| b.rgb).collect();
+        assert_eq!(late, stages.map(stage_rgb).to_vec());
+        assert!(lane[..lane.len() - 4]
+            .iter()
+            .all(|b| b.rgb == ON_TIME_RGB && !b.janky));
+    }
+    let svg = report_svg(&trace, &[]);
+    for text in [
+        "late: UI thread",
+        "late: RenderThread",
+        "late: GPU",
+        "late: SurfaceFlinger",
+    ] {
+        assert!(has_text(&svg, text), "{text} is not in the SVG");
+    }
+    assert!(!has_text(&svg, "late: buffer stuffing"));
+}
+
+#[test]
+fn traces_without_app_sections_keep_two_lanes_per_layer() {
+    for file in [
+        "emulator_a12_cpu_sampling_60hz.pftrace",
+        "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+    ] {
+        let r = report(&real(file));
+        let chart = Chart::build(&r, &ChartOptions::default());
+        assert!(
+            chart
+                .timeline
+                .groups
+                .iter()
+                .all(|g| g.app.is_none() && g.lanes() == 2),
+            "{file}"
+        );
+        assert_eq!(
+            chart.layout.header_bottom, 84,
+            "{file}: no extra legend row"
+        );
+    }
+    let svg = report_svg(&synthetic(), &[]);
+    assert!(!has_text(&svg, "UI thread") && !has_text(&svg, "RenderThread"));
+}
+
+/// True if no two bars in the same sub-row of `bars` overlap (half-open), unless one of them is in the last
+/// row a lane has (where deeper bars share it).
+fn rows_are_disjoint(bars: &[Bar]) -> bool {
+    let mut sorted: Vec<&Bar> = bars.iter().collect();
+    sorted.sort_by_key(|b| (b.row, b.start_ns));
+    sorted
+        .windows(2)
+        .all(|w| w[0].row != w[1].row || w[0].end_ns <= w[1].start_ns || w[1].row == 3)
+}
+
+#[test]
+fn overlapping_120hz_slices_are_stacked_in_sub_rows() {
+    let r = report(&real(
+        "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+    ));
+    let chart = Chart::build(&r, &ChartOptions::default());
+    let main = chart
+        .timeline
+        .groups
+        .iter()
+        .find(|g| g.label == "com.google...demo / MainActivity#50010")
+        .unwrap();
+    // Expected SurfaceFrames longer than the 8.3 ms vsync overlap: they take more than one sub-row.
+    let rows = |bars: &[Bar]| bars.iter().map(|b| b.row).max().unwrap_or(0) + 1;
+    assert!(rows(&main.expected) >= 2, "{}", rows(&main.expected));
+    for g in &chart.timeline.groups {
+        for lane in [&g.expected, &g.actual] {
+            assert!(rows(lane) <= 4, "{}", g.label);
+            assert!(rows_are_disjoint(lane), "{}", g.label);
+        }
+    }
+    // At 60 Hz the synthetic trace's slices do not overlap: one row each (its golden SVG is unchanged).
+    let r = report(&synthetic());
+    let chart = Chart::build(&r, &ChartOptions::default());
+    for g in &chart.timeline.groups {
+        assert!(
+            g.expected.iter().chain(&g.actual).all(|b| b.row == 0),
+            "{}",
+            g.label
+        );
+    }
+}
+
+#[test]
+fn a_given_window_is_counted_from_the_first_frametimeline_slice() {
+    // The Pixel 6a's frames are 480–680 ms into the FrameTimeline span; --window also makes the analysis keep only
+    // the frames inside it, so the report's first frame is not the origin.
+    let trace = real("pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    let whole = report(&trace);
+    let config = ftl::analysis::Config {
+        windows: ftl::model::window::WindowSpec {
+            ranges: vec![(480_000_000, 580_000_000)],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let ftl::analysis::Analysis::Trace(r) = ftl::analyze_path(&trace, &config).unwrap() else {
+        panic!("a trace")
+    };
+    let options = ChartOptions {
+        window: WindowSpec::parse_range("480ms..580ms").unwrap(),
+        ..ChartOptions::default()
+    };
+    let chart = Chart::build(&r, &options);
+    let w = chart.timeline.window;
+    assert_eq!(w.start_ns - w.origin_ns, 480_000_000);
+    assert_eq!(w.len_ns(), 100_000_000);
+    assert_eq!(w.origin_ns, whole.trace.first_ts_ns);
+    assert!(w.origin_ns < r.trace.first_ts_ns);
+    let splash = chart
+        .timeline
+        .groups
+        .iter()
+        .find(|g| g.label.starts_with("Splash Screen"))
+        .expect("the janky splash frame is in the window");
+    assert_eq!(splash.janky, 1);
+    assert!(
+        chart.title.contains("window 0.48–0.58 s"),
+        "{}",
+        chart.title
+    );
 }

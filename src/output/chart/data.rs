@@ -1,6 +1,9 @@
 //! The chart model: window, lanes, rectangles, colours, vsync grid, bins and breakdowns, computed from the
 //! [`Report`]'s per-frame rows without any pixels or plotters types.
 
+use super::app_lanes::{self, AppLanes};
+use super::room::{GroupShape, Room};
+use super::stack::stack;
 use crate::analysis::frames::FrameRow;
 use crate::analysis::Report;
 use crate::model::JankTag;
@@ -285,11 +288,14 @@ pub struct Bar {
     pub end_ns: i64,
     /// Fill colour.
     pub rgb: Rgb,
-    /// Visible jank: drawn at least [`JANKY_MIN_PX`] wide and after the others.
+    /// Visible jank (app-thread lanes: a late frame): drawn at least [`JANKY_MIN_PX`] wide and after the others.
     pub janky: bool,
+    /// Sub-row within the lane where bars overlap ([`super::stack`]; 0 = top).
+    pub row: u8,
 }
 
-/// The pair of lanes of one layer (or of SurfaceFlinger's DisplayFrames).
+/// The lanes of one layer (or of SurfaceFlinger's DisplayFrames): expected and actual, and the app-thread pair
+/// when the layer's frames have app sections.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaneGroup {
     /// Short, readable name of the process / layer.
@@ -304,6 +310,19 @@ pub struct LaneGroup {
     pub presents_ns: Vec<i64>,
     /// Janky actual frames in the window.
     pub janky: usize,
+    /// UI thread and RenderThread lanes (layers with a frame that has app sections only).
+    pub app: Option<AppLanes>,
+}
+
+impl LaneGroup {
+    /// Number of lanes: 2, or 4 with the app-thread pair.
+    pub fn lanes(&self) -> usize {
+        if self.app.is_some() {
+            4
+        } else {
+            2
+        }
+    }
 }
 
 /// The timeline panel: lanes of the window and the vsync grid.
@@ -362,9 +381,10 @@ pub fn vsync_grid(
 }
 
 impl Timeline {
-    /// The lanes of `window`: a pair per (pid, layer) with frames in it, the `max_groups − 1` with most janky then
-    /// most frames kept, plus SurfaceFlinger's DisplayFrames; vsync grid for a plot `width_px` wide.
-    pub fn build(report: &Report, window: Window, max_groups: usize, width_px: i32) -> Timeline {
+    /// The lanes of `window`: a group per (pid, layer) with frames in it (2 lanes, 4 with app sections), those
+    /// with most janky then most frames kept while they fit in `room` next to SurfaceFlinger's DisplayFrames
+    /// (always drawn); vsync grid for a plot `width_px` wide.
+    pub fn build(report: &Report, window: Window, room: Room, width_px: i32) -> Timeline {
         let mut layers: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
         for f in &report.frames {
             let end = f
@@ -386,25 +406,20 @@ impl Timeline {
             .map(|((pid, layer), rows)| layer_group(pid, layer, &rows))
             .collect();
         let total = groups.len();
-        let keep = max_groups.saturating_sub(1);
-        if total > keep {
-            let mut rank: Vec<usize> = (0..total).collect();
-            rank.sort_by_key(|i| {
-                groups.get(*i).map(|g| {
-                    (
-                        std::cmp::Reverse(g.janky),
-                        std::cmp::Reverse(g.actual.len()),
-                    )
-                })
-            });
-            let kept: Vec<usize> = rank.into_iter().take(keep).collect();
-            groups = groups
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| kept.contains(i))
-                .map(|(_, g)| g)
-                .collect();
-        }
+        let shapes: Vec<GroupShape> = groups
+            .iter()
+            .map(|g| GroupShape {
+                janky: g.janky,
+                frames: g.actual.len(),
+                lanes: g.lanes(),
+            })
+            .collect();
+        let kept = room.keep(&shapes);
+        groups = groups
+            .into_iter()
+            .zip(kept)
+            .filter_map(|(g, keep)| keep.then_some(g))
+            .collect();
         let hidden_groups = total - groups.len();
         groups.push(display_group(report, &window));
         Timeline {
@@ -429,13 +444,14 @@ struct LaneFrame<'a> {
 }
 
 impl LaneGroup {
-    /// The lane pair of `frames`: grey expected bars, coloured actual bars (good first, janky last), presents.
+    /// The lane pair of `frames`: grey expected bars, coloured actual bars (good first, janky last), presents;
+    /// overlapping bars stacked in sub-rows.
     fn new<'a>(
         label: String,
         pid: i32,
         frames: impl Iterator<Item = LaneFrame<'a>> + Clone,
     ) -> LaneGroup {
-        let expected = frames
+        let mut expected = frames
             .clone()
             .filter_map(|f| f.expected)
             .map(|(start_ns, end_ns)| Bar {
@@ -443,9 +459,11 @@ impl LaneGroup {
                 end_ns,
                 rgb: EXPECTED_RGB,
                 janky: false,
+                row: 0,
             })
-            .collect();
-        let actual: Vec<Bar> = frames
+            .collect::<Vec<Bar>>();
+        stack(&mut expected);
+        let mut actual: Vec<Bar> = frames
             .clone()
             .map(|f| {
                 let class = JankClass::of(f.jank_tag);
@@ -454,9 +472,11 @@ impl LaneGroup {
                     end_ns: f.actual.1,
                     rgb: class.rgb(f.severity),
                     janky: class.is_janky(),
+                    row: 0,
                 }
             })
             .collect();
+        stack(&mut actual);
         let mut presents_ns: Vec<i64> = frames.filter_map(|f| f.present_ns).collect();
         presents_ns.sort_unstable();
         presents_ns.dedup();
@@ -467,6 +487,7 @@ impl LaneGroup {
             janky: actual.iter().filter(|b| b.janky).count(),
             actual: good_then_janky(actual),
             presents_ns,
+            app: None,
         }
     }
 }
@@ -484,7 +505,10 @@ fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
         jank_tag: f.jank_tag,
         severity: f.jank_severity_type,
     });
-    LaneGroup::new(layer_label(layer), pid, frames)
+    LaneGroup {
+        app: app_lanes::build(rows),
+        ..LaneGroup::new(layer_label(layer), pid, frames)
+    }
 }
 
 fn display_group(report: &Report, window: &Window) -> LaneGroup {
@@ -985,7 +1009,7 @@ mod tests {
         }];
         let r = report(frames, display);
         let window = Window::choose(WindowSpec::All, &r.frames, 0, 400);
-        let t = Timeline::build(&r, window, 8, 400);
+        let t = Timeline::build(&r, window, Room::pairs(8), 400);
         assert_eq!(t.groups.len(), 2);
         let app = &t.groups[0];
         assert_eq!(app.label, "com.app / Main#1");
@@ -1014,7 +1038,8 @@ mod tests {
                 start_ns: 90,
                 end_ns: 160,
                 rgb: Rgb(0xFF, 0x57, 0x22),
-                janky: true
+                janky: true,
+                row: 0,
             }]
         );
         assert_eq!(sf.expected.len(), 1);
@@ -1024,7 +1049,7 @@ mod tests {
             end_ns: 40,
             ..window
         };
-        let t = Timeline::build(&r, narrow, 8, 400);
+        let t = Timeline::build(&r, narrow, Room::pairs(8), 400);
         assert_eq!(t.groups[0].actual.len(), 1);
         assert!(t.groups[1].actual.is_empty());
     }
@@ -1052,7 +1077,7 @@ mod tests {
         });
         let r = report(frames, Vec::new());
         let window = Window::choose(WindowSpec::All, &r.frames, 0, 100);
-        let t = Timeline::build(&r, window, 3, 100);
+        let t = Timeline::build(&r, window, Room::pairs(3), 100);
         let labels: Vec<&str> = t.groups.iter().map(|g| g.label.as_str()).collect();
         assert_eq!(
             labels,

@@ -1,13 +1,19 @@
 //! The header band: the title line and the colour legend of the timeline, in words.
 
+use super::app_lanes::{stage_rgb, stage_words, ON_TIME_RGB};
 use super::data::{JankClass, Rgb, Timeline, EXPECTED_RGB};
 use super::{cause, DrawResult, FAMILY};
+use crate::analysis::app::blame::LateStage;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Height of the header band, px.
+/// Height of the header band with two legend rows (its least), px.
 pub const HEIGHT: i32 = 84;
+/// Centre of the first legend row, px.
+const FIRST_ROW_Y: i32 = 8 + TITLE_PX as i32 + 16;
+/// Left margin, px.
+const LEFT_PX: i32 = 12;
 /// Title font size, px.
 const TITLE_PX: f64 = 20.0;
 /// Legend font size, px.
@@ -31,10 +37,13 @@ enum Symbol {
     Swatch(Rgb),
     /// A short vertical tick (present marker, vsync line).
     Tick(RGBColor),
+    /// No symbol: the text starts a new row and introduces the items after it.
+    Heading,
 }
 
 /// The legend items: the five Perfetto colours always, the rarer classes when the timeline shows them, expected
-/// slices, present markers and (when drawn) the vsync grid.
+/// slices, present markers and (when drawn) the vsync grid; with app-thread lanes, a row of their colours: on time
+/// and each late stage the window shows.
 fn items(timeline: &Timeline) -> Vec<(Symbol, String)> {
     let shown: Vec<Rgb> = timeline
         .groups
@@ -63,7 +72,79 @@ fn items(timeline: &Timeline) -> Vec<(Symbol, String)> {
         Symbol::Swatch(JankClass::SelfJank.rgb("Partial")),
         "pale: partial jank".into(),
     ));
+    let window = &timeline.window;
+    let app: Vec<Rgb> = timeline
+        .groups
+        .iter()
+        .filter_map(|g| g.app.as_ref())
+        .flat_map(|a| a.ui.iter().chain(&a.render))
+        .filter(|b| window.overlaps(b.start_ns, b.end_ns))
+        .map(|b| b.rgb)
+        .collect();
+    if timeline.groups.iter().any(|g| g.app.is_some()) {
+        items.push((
+            Symbol::Heading,
+            "UI thread / RenderThread (doFrame / DrawFrame), by the frame's late stage:".into(),
+        ));
+        items.push((Symbol::Swatch(ON_TIME_RGB), "on time".into()));
+        items.extend(
+            LateStage::ALL
+                .iter()
+                .filter(|s| app.contains(&stage_rgb(**s)))
+                .map(|s| {
+                    (
+                        Symbol::Swatch(stage_rgb(*s)),
+                        format!("late: {}", stage_words(*s)),
+                    )
+                }),
+        );
+    }
     items
+}
+
+fn legend_style() -> TextStyle<'static> {
+    TextStyle::from((FAMILY, LEGEND_PX).into_font())
+        .color(&INK)
+        .pos(Pos::new(HPos::Left, VPos::Center))
+}
+
+/// Width of `text` in the legend font, px (an estimate when the font is not registered).
+fn text_width(text: &str, style: &TextStyle) -> i32 {
+    style.font.box_size(text).map_or_else(
+        |_| (text.chars().count() as f64 * LEGEND_PX * 0.6) as i32,
+        |(w, _)| i32::try_from(w).unwrap_or(i32::MAX),
+    )
+}
+
+/// Where each item goes, (x, row centre y) in px, wrapped to `width`: a heading starts a new row.
+fn place(items: &[(Symbol, String)], width: i32, style: &TextStyle) -> Vec<(i32, i32)> {
+    let (mut x, mut y) = (LEFT_PX, FIRST_ROW_Y);
+    let mut at = Vec::with_capacity(items.len());
+    for (symbol, text) in items {
+        let symbol_w = if matches!(symbol, Symbol::Heading) {
+            0
+        } else {
+            22
+        };
+        let item_w = symbol_w + text_width(text, style) + 22;
+        let heading = matches!(symbol, Symbol::Heading);
+        if (heading || x + item_w > width) && x > LEFT_PX {
+            (x, y) = (LEFT_PX, y + ROW_PX);
+        }
+        at.push((x, y));
+        x += item_w;
+    }
+    at
+}
+
+/// Height of the header band for `timeline` on an image `width` px wide: [`HEIGHT`], or more when the legend
+/// wraps to more than two rows.
+pub fn height(timeline: &Timeline, width: u32) -> i32 {
+    let width = i32::try_from(width).unwrap_or(i32::MAX);
+    let last = place(&items(timeline), width, &legend_style())
+        .last()
+        .map_or(FIRST_ROW_Y, |p| p.1);
+    HEIGHT.max(last + ROW_PX - 2)
 }
 
 /// Draws the title and the legend rows (wrapped to the width) on `area`.
@@ -74,19 +155,13 @@ pub fn draw<DB: DrawingBackend>(
 ) -> DrawResult {
     let (width, _) = area.dim_in_pixel();
     let title_style = TextStyle::from((FAMILY, TITLE_PX).into_font()).color(&BLACK);
-    area.draw_text(title, &title_style, (12, 8))
+    area.draw_text(title, &title_style, (LEFT_PX, 8))
         .map_err(cause)?;
-    let style = TextStyle::from((FAMILY, LEGEND_PX).into_font())
-        .color(&INK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    let (mut x, mut y) = (12, 8 + TITLE_PX as i32 + 16);
-    for (symbol, text) in items(timeline) {
-        let (text_w, _) = area.estimate_text_size(&text, &style).map_err(cause)?;
-        let item_w = 22 + text_w as i32 + 22;
-        if x + item_w > width as i32 && x > 12 {
-            (x, y) = (12, y + ROW_PX);
-        }
-        match symbol {
+    let style = legend_style();
+    let items = items(timeline);
+    let width = i32::try_from(width).unwrap_or(i32::MAX);
+    for ((symbol, text), (x, y)) in items.iter().zip(place(&items, width, &style)) {
+        match *symbol {
             Symbol::Swatch(rgb) => {
                 area.draw(&Rectangle::new(
                     [(x, y - 6), (x + 15, y + 6)],
@@ -106,9 +181,12 @@ pub fn draw<DB: DrawingBackend>(
                 ))
                 .map_err(cause)?;
             }
+            Symbol::Heading => {
+                area.draw_text(text, &style, (x, y)).map_err(cause)?;
+                continue;
+            }
         }
-        area.draw_text(&text, &style, (x + 22, y)).map_err(cause)?;
-        x += item_w;
+        area.draw_text(text, &style, (x + 22, y)).map_err(cause)?;
     }
     Ok(())
 }

@@ -1,16 +1,20 @@
 //! PNG / SVG timeline reports drawn with plotters from the [`Report`]'s per-frame rows, with an embedded font.
 //!
-//! Layout, top to bottom: title, colour legend, the timeline of the window (expected / actual lanes per layer and
-//! SurfaceFlinger's DisplayFrames, vsync grid, presents), then three overview panels of the whole trace: the
+//! Layout, top to bottom: title, colour legend, the timeline of the window (expected / actual lanes per layer, UI
+//! thread / RenderThread lanes under layers with app sections, SurfaceFlinger's DisplayFrames, vsync grid,
+//! presents), then three overview panels of the whole trace: the
 //! frame-time histogram, janky frames and FPS over time, and the per-layer breakdown. Text captures get their own
 //! picture ([`capture`]): frame times and FPS per layer, or GT's SM per pid for Choreographer logs.
 
+pub mod app_lanes;
 pub mod breakdown;
 pub mod capture;
 pub mod data;
 pub mod histogram;
 pub mod legend;
 pub mod rate;
+pub mod room;
+pub mod stack;
 pub mod timeline;
 
 use crate::analysis::{Analysis, Report};
@@ -130,10 +134,14 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The layout of a `width × height` image.
+    /// The layout of a `width × height` image with the least header ([`legend::HEIGHT`]).
     pub fn new(width: u32, height: u32) -> Layout {
+        Layout::with_header(width, height, legend::HEIGHT)
+    }
+
+    /// The layout of a `width × height` image whose header band is `header_bottom` px tall.
+    pub fn with_header(width: u32, height: u32, header_bottom: i32) -> Layout {
         let h = i32::try_from(height).unwrap_or(i32::MAX);
-        let header_bottom = legend::HEIGHT;
         Layout {
             size: (width, height),
             header_bottom,
@@ -145,20 +153,35 @@ impl Layout {
 impl Chart {
     /// The chart model of `report` for `options`.
     pub fn build(report: &Report, options: &ChartOptions) -> Chart {
+        // The legend's height is measured in the embedded font; without it, estimated.
+        let _ = register_font();
+        let window = given_window(report, options.window).unwrap_or_else(|| {
+            Window::choose(
+                options.window,
+                &report.frames,
+                report.trace.first_ts_ns,
+                report.trace.last_ts_ns,
+            )
+        });
+        let lanes = |layout: &Layout| {
+            let band = layout.timeline_bottom - layout.header_bottom;
+            let geometry = timeline::Geometry::new(options.width, band);
+            Timeline::build(report, window, geometry.room(), geometry.plot_width())
+        };
         let mut layout = Layout::new(options.width, options.height);
-        let window = Window::choose(
-            options.window,
-            &report.frames,
-            report.trace.first_ts_ns,
-            report.trace.last_ts_ns,
-        );
-        let band = layout.timeline_bottom - layout.header_bottom;
-        let geometry = timeline::Geometry::new(options.width, band);
-        let timeline =
-            Timeline::build(report, window, geometry.max_groups(), geometry.plot_width());
+        let mut timeline = lanes(&layout);
+        // A legend of more than two rows (app-thread colours, narrow images) takes room from the timeline.
+        let header = legend::height(&timeline, options.width)
+            .min(i32::try_from(options.height / 2).unwrap_or(i32::MAX));
+        if header > layout.header_bottom {
+            layout = Layout::with_header(options.width, options.height, header);
+            timeline = lanes(&layout);
+        }
         // Few lanes: the timeline band shrinks to them and the overview panels get the rest.
-        layout.timeline_bottom =
-            layout.header_bottom + band.min(timeline::band_height(timeline.groups.len()));
+        let band = layout.timeline_bottom - layout.header_bottom;
+        let lane_count = timeline.groups.iter().map(data::LaneGroup::lanes).sum();
+        layout.timeline_bottom = layout.header_bottom
+            + band.min(timeline::band_height(lane_count, timeline.groups.len()));
         Chart {
             title: data::title(report, &window),
             timeline,
@@ -167,6 +190,26 @@ impl Chart {
             breakdown: data::breakdown(report),
             layout,
         }
+    }
+}
+
+/// The window `--window` gave when it is also the report's analysis window: its bounds on the trace clock as the
+/// analysis resolved them (from the trace's first FrameTimeline slice; the report's own first frame is inside the
+/// window, so counting from it would shift the picture).
+fn given_window(report: &Report, spec: WindowSpec) -> Option<Window> {
+    let WindowSpec::Range { start_ns, end_ns } = spec else {
+        return None;
+    };
+    match report.windows.as_slice() {
+        [span] if span.label == "window" && span.end_ns - span.start_ns == end_ns - start_ns => {
+            Some(Window {
+                origin_ns: span.start_ns - start_ns,
+                start_ns: span.start_ns,
+                end_ns: span.end_ns,
+                choice: data::WindowChoice::Given,
+            })
+        }
+        _ => None,
     }
 }
 
@@ -198,7 +241,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
     );
     let header = root
         .clone()
-        .shrink((0, 0), (layout.size.0, legend::HEIGHT as u32));
+        .shrink((0, 0), (layout.size.0, layout.header_bottom.max(1) as u32));
     legend::draw(&header, &chart.title, &chart.timeline)?;
     let band = root.clone().shrink(
         (0, layout.header_bottom),

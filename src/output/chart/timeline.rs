@@ -1,9 +1,14 @@
-//! The timeline panel: per layer an Expected and an Actual lane (and SurfaceFlinger's DisplayFrames), vsync grid,
-//! present markers and a time axis in ms from the window start.
+//! The timeline panel: per layer an Expected and an Actual lane (and SurfaceFlinger's DisplayFrames), a UI thread
+//! and a RenderThread lane under layers with app sections, overlapping bars stacked in sub-rows, vsync grid, present
+//! markers and a time axis in ms from the window start.
 
-use super::data::{Bar, Timeline, XScale, JANKY_MIN_PX, MIN_PX, NS_PER_MS};
+use super::app_lanes::stage_words;
+use super::data::{Bar, LaneGroup, Timeline, XScale, JANKY_MIN_PX, MIN_PX, NS_PER_MS};
 use super::legend::{colour, GRID, INK};
+use super::room::Room;
+use super::stack::rows_used;
 use super::{cause, fit, DrawResult, FAMILY};
+use crate::analysis::app::blame::LateStage;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -18,7 +23,7 @@ const RIGHT_PX: i32 = 20;
 const MIN_LANE_PX: i32 = 9;
 /// Largest lane height, px.
 const MAX_LANE_PX: i32 = 30;
-/// Gap between two layers' lane pairs, px.
+/// Gap between two layers' lane groups, px.
 const GROUP_GAP_PX: i32 = 6;
 /// Height of the present-marker strip at the bottom of an actual lane, px.
 const PRESENT_PX: i32 = 4;
@@ -54,19 +59,31 @@ impl Geometry {
         (self.plot_right - self.plot_x).max(1)
     }
 
-    /// How many lane pairs fit at the smallest lane height (9 px; at least one).
-    pub fn max_groups(&self) -> usize {
-        let per_group = 2 * MIN_LANE_PX + GROUP_GAP_PX;
-        usize::try_from((self.plot_bottom - TOP_PX) / per_group)
-            .unwrap_or(1)
-            .max(1)
+    /// The room for lanes at the smallest lane height (9 px), with a gap per group.
+    pub fn room(&self) -> Room {
+        Room {
+            height: self.plot_bottom - TOP_PX,
+            lane: MIN_LANE_PX,
+            gap: GROUP_GAP_PX,
+        }
     }
 }
 
-/// Height of a timeline band that draws `groups` lane pairs at the largest lane height (30 px), px.
-pub fn band_height(groups: usize) -> i32 {
-    let groups = i32::try_from(groups).unwrap_or(i32::MAX / 100).max(1);
-    TOP_PX + groups * (2 * MAX_LANE_PX + GROUP_GAP_PX) + AXIS_PX
+/// Height of a timeline band that draws `lanes` lanes in `groups` groups at the largest lane height (30 px), px.
+pub fn band_height(lanes: usize, groups: usize) -> i32 {
+    let n = |v: usize| i32::try_from(v).unwrap_or(i32::MAX / 100).max(1);
+    TOP_PX
+        .saturating_add(n(lanes).saturating_mul(MAX_LANE_PX))
+        .saturating_add(n(groups).saturating_mul(GROUP_GAP_PX))
+        .saturating_add(AXIS_PX)
+}
+
+/// Lane height for `timeline`'s groups in a plot `height` px tall: at most [`MAX_LANE_PX`], at least 1.
+fn lane_height(timeline: &Timeline, height: i32) -> i32 {
+    let lanes: usize = timeline.groups.iter().map(LaneGroup::lanes).sum();
+    let lanes = i32::try_from(lanes).unwrap_or(i32::MAX).max(1);
+    let groups = i32::try_from(timeline.groups.len()).unwrap_or(i32::MAX);
+    ((height - groups.saturating_mul(GROUP_GAP_PX)) / lanes).clamp(1, MAX_LANE_PX)
 }
 
 /// A "nice" tick step (1, 2 or 5 × 10^k) giving at most about 12 ticks over `len` (same unit).
@@ -80,18 +97,37 @@ fn tick_step(len: f64) -> f64 {
         .unwrap_or(10.0 * base)
 }
 
-/// Draws `bars` between rows `y0..=y1`, in their order, at least [`MIN_PX`] (janky: [`JANKY_MIN_PX`]) wide, with a
-/// 1 px gap after bars wide enough to show it.
+/// Smallest sub-row height, px: a lane splits into at most as many sub-rows as fit.
+const MIN_SUB_ROW_PX: i32 = 3;
+
+/// The pixel rows `top..=bottom` of sub-row `row` of `rows` in a lane whose bars fill `y0..=y1`: equal shares, a
+/// 1 px gap under each but the last when the shares are at least 5 px.
+fn sub_row_span((y0, y1): (i32, i32), row: usize, rows: usize) -> (i32, i32) {
+    let h = (y1 - y0 + 1).max(1);
+    let rows = i32::try_from(rows)
+        .unwrap_or(1)
+        .clamp(1, (h / MIN_SUB_ROW_PX).max(1));
+    let row = i32::try_from(row).unwrap_or(i32::MAX).min(rows - 1);
+    let top = y0 + h * row / rows;
+    let bottom = y0 + h * (row + 1) / rows - 1;
+    let gap = i32::from(row < rows - 1 && h / rows >= 5);
+    (top, (bottom - gap).max(top))
+}
+
+/// Draws `bars` between rows `y0..=y1` split into the sub-rows they use, in their order, at least [`MIN_PX`]
+/// (janky: [`JANKY_MIN_PX`]) wide, with a 1 px gap after bars wide enough to show it.
 fn draw_bars<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     scale: &XScale,
     plot_x: i32,
     bars: &[Bar],
-    (y0, y1): (i32, i32),
+    lane: (i32, i32),
 ) -> DrawResult {
+    let rows = rows_used(bars);
     for bar in bars {
         let min = if bar.janky { JANKY_MIN_PX } else { MIN_PX };
         if let Some((x0, x1)) = scale.span(bar.start_ns, bar.end_ns, min) {
+            let (y0, y1) = sub_row_span(lane, usize::from(bar.row), rows);
             // Rectangles cover [x0, x1) × [y0, y1) in both backends.
             let right = if x1 - x0 >= 4 { x1 - 1 } else { x1 };
             area.draw(&Rectangle::new(
@@ -102,6 +138,34 @@ fn draw_bars<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// The late-frame counts of an app-thread pair in words for its two label rows, `late: UI thread 1 · GPU 2`: as
+/// many stages on the first row as fit in `max_px`, the rest on the second (cut to fit when drawn).
+fn late_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    late: &[(LateStage, usize)],
+    style: &TextStyle,
+    max_px: i32,
+) -> std::result::Result<Vec<String>, String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (stage, n) in late {
+        let item = format!("{} {n}", stage_words(*stage));
+        let rows = lines.len();
+        match lines.last_mut() {
+            None => lines.push(format!("late: {item}")),
+            Some(line) => {
+                let longer = format!("{line} · {item}");
+                let width = area.estimate_text_size(&longer, style).map_err(cause)?.0;
+                if rows == 1 && i64::from(width) > i64::from(max_px) {
+                    lines.push(item);
+                } else {
+                    *line = longer;
+                }
+            }
+        }
+    }
+    Ok(lines)
 }
 
 /// Draws the timeline on its band.
@@ -120,11 +184,14 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, timeline: &Timeli
         width_px: geometry.plot_width(),
     };
     let x_of = |ns: i64| plot_x + scale.x(ns).round() as i32;
-    let groups = i32::try_from(timeline.groups.len()).unwrap_or(1).max(1);
-    let group_px = ((plot_bottom - TOP_PX) / groups).min(2 * MAX_LANE_PX + GROUP_GAP_PX);
-    // The plot ends below the last lane pair; the axis follows it.
-    let plot_bottom = plot_bottom.min(TOP_PX + groups * group_px);
-    let lane_px = (group_px - GROUP_GAP_PX) / 2;
+    let lane_px = lane_height(timeline, plot_bottom - TOP_PX);
+    // The plot ends below the last lane; the axis follows it.
+    let total: i32 = timeline
+        .groups
+        .iter()
+        .map(|g| i32::try_from(g.lanes()).unwrap_or(2) * lane_px + GROUP_GAP_PX)
+        .sum();
+    let plot_bottom = plot_bottom.min(TOP_PX + total.max(1));
     for t in &timeline.vsync_ns {
         let x = x_of(*t);
         area.draw(&PathElement::new(vec![(x, TOP_PX), (x, plot_bottom)], GRID))
@@ -137,17 +204,20 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, timeline: &Timeli
         .color(&INK)
         .pos(Pos::new(HPos::Left, VPos::Center));
     let kind = small.pos(Pos::new(HPos::Right, VPos::Center));
+    let mut y = TOP_PX;
     for (i, group) in (0..).zip(&timeline.groups) {
-        let top = TOP_PX + i * group_px + GROUP_GAP_PX / 2;
-        let (exp, act) = (
-            (top, top + lane_px - 1),
-            (top + lane_px, top + 2 * lane_px - 1),
-        );
+        let n = i32::try_from(group.lanes()).unwrap_or(2);
+        let top = y + GROUP_GAP_PX / 2;
+        y += n * lane_px + GROUP_GAP_PX;
+        // Lane j covers rows lane(j).0..=lane(j).1; its label sits at mid(j).
+        let lane = |j: i32| (top + j * lane_px, top + (j + 1) * lane_px - 1);
+        let mid = |j: i32| top + j * lane_px + (lane_px - 1) / 2;
+        let bottom = lane(n - 1).1;
         if i % 2 == 1 {
             area.draw(&Rectangle::new(
                 [
                     (0, top - GROUP_GAP_PX / 2),
-                    (plot_right, top + 2 * lane_px + GROUP_GAP_PX / 2 - 1),
+                    (plot_right, bottom + GROUP_GAP_PX / 2),
                 ],
                 RGBColor(0xF6, 0xF6, 0xF6).filled(),
             ))
@@ -155,12 +225,13 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, timeline: &Timeli
             for t in &timeline.vsync_ns {
                 let x = x_of(*t);
                 area.draw(&PathElement::new(
-                    vec![(x, top - GROUP_GAP_PX / 2), (x, act.1)],
+                    vec![(x, top - GROUP_GAP_PX / 2), (x, bottom)],
                     GRID,
                 ))
                 .map_err(cause)?;
             }
         }
+        let (exp, act) = (lane(0), lane(1));
         draw_bars(
             area,
             &scale,
@@ -187,17 +258,34 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, timeline: &Timeli
             ))
             .map_err(cause)?;
         }
-        let name = fit(area, &group.label, &label, plot_x - 74)?;
-        area.draw_text(&name, &label, (8, (exp.0 + exp.1) / 2))
+        let mut kinds = vec!["expected", "actual"];
+        if let Some(app) = &group.app {
+            kinds.extend(["UI thread", "RenderThread"]);
+            let (ui, rt) = (lane(2), lane(3));
+            // A hairline between the frame lanes and the thread lanes.
+            area.draw(&PathElement::new(
+                vec![(plot_x, ui.0), (plot_right, ui.0)],
+                GRID,
+            ))
             .map_err(cause)?;
+            draw_bars(area, &scale, plot_x, &app.ui, (ui.0 + 1, ui.1 - 1))?;
+            draw_bars(area, &scale, plot_x, &app.render, (rt.0 + 1, rt.1 - 1))?;
+            let room = plot_x - 8 - 12 - if lane_px >= 11 { 84 } else { 0 };
+            for (j, line) in (2..).zip(late_lines(area, &app.late, &small, room)?) {
+                let line = fit(area, &line, &small, room)?;
+                area.draw_text(&line, &small, (8, mid(j))).map_err(cause)?;
+            }
+        }
+        let name = fit(area, &group.label, &label, plot_x - 74)?;
+        area.draw_text(&name, &label, (8, mid(0))).map_err(cause)?;
         let detail = format!("pid {} · {} janky", group.pid, group.janky);
-        area.draw_text(&detail, &small, (8, (act.0 + act.1) / 2))
+        area.draw_text(&detail, &small, (8, mid(1)))
             .map_err(cause)?;
         if lane_px >= 11 {
-            area.draw_text("expected", &kind, (plot_x - 6, (exp.0 + exp.1) / 2))
-                .map_err(cause)?;
-            area.draw_text("actual", &kind, (plot_x - 6, (act.0 + act.1) / 2))
-                .map_err(cause)?;
+            for (j, k) in (0..).zip(kinds) {
+                area.draw_text(k, &kind, (plot_x - 6, mid(j)))
+                    .map_err(cause)?;
+            }
         }
     }
     area.draw(&Rectangle::new(
@@ -263,13 +351,40 @@ mod tests {
     #[test]
     fn more_layers_fit_on_taller_bands() {
         let g = |h| Geometry::new(1600, h);
-        assert_eq!(g(500).max_groups(), (500 - AXIS_PX - TOP_PX) as usize / 24);
-        assert!(g(1000).max_groups() > g(500).max_groups());
+        let pairs = |h| {
+            let room = g(h).room();
+            (1..100)
+                .take_while(|n| room.fits(2 * n, *n))
+                .last()
+                .unwrap_or(0)
+        };
+        assert_eq!(pairs(500), (500 - AXIS_PX - TOP_PX) as usize / 24);
+        assert!(pairs(1000) > pairs(500));
         assert_eq!(g(500).plot_width(), 1600 - 352 - RIGHT_PX);
-        // A band of band_height(n) fits n lane pairs at the largest lane height.
+        // A band of band_height(lanes, groups) fits them at the largest lane height.
         assert_eq!(
-            g(band_height(3)).max_groups(),
+            pairs(band_height(6, 3)),
             3 * (2 * MAX_LANE_PX + GROUP_GAP_PX) as usize / 24
         );
+        let room = g(band_height(10, 3)).room();
+        assert!(room.fits(10, 3));
+        assert_eq!(
+            band_height(10, 3),
+            TOP_PX + 10 * MAX_LANE_PX + 3 * GROUP_GAP_PX + AXIS_PX
+        );
+    }
+
+    #[test]
+    fn sub_rows_split_the_lane_with_gaps_and_fit_its_height() {
+        // 20 px in two rows: 10 px each, the first with a 1 px gap under it.
+        assert_eq!(sub_row_span((0, 19), 0, 2), (0, 8));
+        assert_eq!(sub_row_span((0, 19), 1, 2), (10, 19));
+        // One row: the whole lane.
+        assert_eq!(sub_row_span((5, 24), 0, 1), (5, 24));
+        // 7 px fit two 3 px rows at most: row 3 of 4 is drawn in the last one.
+        assert_eq!(sub_row_span((0, 6), 3, 4), (3, 6));
+        assert_eq!(sub_row_span((0, 6), 0, 4), (0, 2));
+        // A 1 px lane still draws.
+        assert_eq!(sub_row_span((4, 4), 2, 4), (4, 4));
     }
 }
