@@ -61,7 +61,8 @@ pub enum Command {
     Frames(FramesArgs),
     /// Explain jank types in plain words (all of them, or the one given).
     Explain(ExplainArgs),
-    /// Draw the picture (PNG or SVG): a trace's timeline report (expected/actual lanes per layer, vsync grid,
+    /// Draw the picture (PNG or SVG): a trace's timeline report (expected/actual lanes per layer, UI thread /
+    /// RenderThread lanes coloured by late stage when the app's atrace sections are recorded, vsync grid,
     /// jank colours); a text capture's frame times, FPS per second and headline numbers (GT SM for logcat).
     Report(report::ReportArgs),
     /// Triage many traces and captures in parallel into one ranked table; bad files are reported, not fatal.

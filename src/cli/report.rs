@@ -18,7 +18,8 @@ use std::path::PathBuf;
   ftl report gfxinfo.txt -o gfxinfo.png                       # text capture: frame times, FPS, headline numbers
   ftl report latency.txt -o latency.svg --window 10..20       # 10 s to 20 s after the first present
 
-A Perfetto trace gets the timeline report: expected/actual lanes per layer, vsync grid, jank colours, then the
+A Perfetto trace gets the timeline report: expected/actual lanes per layer (and UI thread / RenderThread lanes
+coloured by the late stage when the app's atrace sections are recorded), vsync grid, jank colours, then the
 frame-time histogram, jank and FPS over time and the per-layer breakdown. A text capture (`dumpsys SurfaceFlinger
 --latency`, `dumpsys gfxinfo`) gets, per layer or window (the 4 with the most presents), its present-to-present
 frame times with vsync guides and PerfDog Jank / BigJank marked, FPS (and sm) per second, and the headline numbers
