@@ -10,6 +10,7 @@ mod common;
 mod errors;
 mod golden;
 mod peer;
+mod perfetto_frames;
 mod sources;
 mod synth_atrace;
 mod testdata;
