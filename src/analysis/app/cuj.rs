@@ -173,6 +173,8 @@ fn markers(timeline: &Timeline, name: &str, ts: i64, end: i64) -> Markers {
         match kind {
             Some("FT#end") => m.ended = true,
             Some("FT#cancel") => m.canceled = true,
+            // Perfetto keeps MAX(utid), the thread it met last; ftl the largest tid (they differ only for a CUJ
+            // with `#UIThread` markers from two threads).
             None if marker.ends_with("#UIThread") => {
                 if let Some(tid) = tid {
                     m.ui_thread = Some(m.ui_thread.map_or(tid, |t| t.max(tid)));

@@ -233,6 +233,10 @@ impl AppFrameTables {
                 }
             }
         }
+        // Without any actual slice the stdlib switches to its SDK ≤ 28 tables, which ftl does not rebuild.
+        if timeline.actual.is_empty() {
+            layers.clear();
+        }
         let frames = group_frames(&layers);
         AppFrameTables {
             do_frames,
