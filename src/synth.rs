@@ -397,8 +397,8 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
 ///
 /// The rewrite is done at the protobuf wire level: every other field, known to ftl or not, is copied byte for
 /// byte (sched events, `compact_sched` — whose timestamps therefore stay those of the original —, interned data,
-/// `ProcessTree`, clock snapshots ...), and only the lengths of the rewritten messages are re-encoded (minimal
-/// varints, where Perfetto's writer pads them to 4 bytes: later copies are a few % smaller). Packets inside
+/// `ProcessTree`, clock snapshots ...), and only the lengths of the rewritten messages are re-encoded, as wide as
+/// they were (Perfetto's writer pads them to 4 bytes) unless the new length needs more. Packets inside
 /// `compressed_packets` are not rewritten. Copy 0 is the original, byte for byte. Copies are written one at a
 /// time: memory stays at one copy.
 ///
@@ -501,6 +501,28 @@ fn put_varint(out: &mut Vec<u8>, field: u32, v: u64) {
     prost::encoding::encode_varint(v, out);
 }
 
+/// Writes a rewritten length-delimited field: the key bytes of `raw` (the original field, whose value was `old`),
+/// then the length of `new` as wide as the original length was when it fits — Perfetto's writer pads the lengths
+/// of nested messages to 4 bytes, and a replica keeps that layout — else minimal, then `new`.
+fn put_len_like(out: &mut Vec<u8>, raw: &[u8], old: &[u8], new: &[u8]) {
+    let key = raw.iter().position(|b| b & 0x80 == 0).map_or(0, |i| i + 1);
+    let width = raw.len() - old.len() - key;
+    out.extend_from_slice(&raw[..key]);
+    let mut n = new.len() as u64;
+    let fits = (1..=9).contains(&width) && n >> (7 * width) == 0;
+    if !fits {
+        prost::encoding::encode_varint(n, out);
+    } else {
+        for _ in 1..width {
+            out.push((n & 0x7f) as u8 | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    out.extend_from_slice(new);
+}
+
+#[cfg(test)]
 fn put_len(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
     prost::encoding::encode_key(field, prost::encoding::WireType::LengthDelimited, out);
     prost::encoding::encode_varint(bytes.len() as u64, out);
@@ -528,12 +550,12 @@ fn shift_packet(packet: &[u8], shift: Shift, s: &mut Scratch) -> Result<(), Stri
             (PACKET_FRAME_TIMELINE_EVENT, Value::Len(msg)) => {
                 inner.clear();
                 shift_frame_timeline_event(msg, shift.id, inner)?;
-                put_len(out, field, inner);
+                put_len_like(out, raw, msg, inner);
             }
             (PACKET_FTRACE_EVENTS, Value::Len(bundle)) => {
                 inner.clear();
                 shift_bundle(bundle, shift, inner, event, print)?;
-                put_len(out, field, inner);
+                put_len_like(out, raw, bundle, inner);
             }
             _ => out.extend_from_slice(raw),
         }
@@ -569,7 +591,7 @@ fn shift_frame_timeline_event(msg: &[u8], d: i64, out: &mut Vec<u8>) -> Result<(
             }
             Ok(())
         })?;
-        put_len(out, kind, &body);
+        put_len_like(out, raw, start, &body);
         Ok(())
     })
 }
@@ -587,7 +609,7 @@ fn shift_bundle(
             (BUNDLE_EVENT, Value::Len(msg)) => {
                 event.clear();
                 shift_ftrace_event(msg, shift, event, print)?;
-                put_len(out, field, event);
+                put_len_like(out, raw, msg, event);
             }
             _ => out.extend_from_slice(raw),
         }
@@ -612,14 +634,14 @@ fn shift_ftrace_event(
                 for_each_field(body, |field, value, raw| {
                     match (field, value) {
                         (PRINT_BUF, Value::Len(buf)) => match shift_vsync_id(buf, shift.id) {
-                            Some(buf) => put_len(print, field, &buf),
+                            Some(new) => put_len_like(print, raw, buf, &new),
                             None => print.extend_from_slice(raw),
                         },
                         _ => print.extend_from_slice(raw),
                     }
                     Ok(())
                 })?;
-                put_len(out, field, print);
+                put_len_like(out, raw, body, print);
             }
             _ => out.extend_from_slice(raw),
         }
@@ -932,5 +954,38 @@ mod tests {
         let mut want = trace.clone();
         append_packet(&mut want, &packet);
         assert_eq!(out, want);
+    }
+
+    #[test]
+    fn replicated_lengths_keep_their_padded_width() {
+        // Perfetto pads nested lengths to 4 bytes: `0x8b 0x80 0x80 0x00` is 11.
+        let event = [
+            &[0x08, 0xe8, 0x07][..],         // timestamp 1000
+            &[0x1a, 0x8b, 0x80, 0x80, 0x00], // print, 11 bytes
+            &[0x12, 0x86, 0x80, 0x80, 0x00], // buf, 6 bytes
+            b"B|1|x\n",                      // not a frame line: kept as is
+        ]
+        .concat();
+        let bundle = [
+            &[0x12, 0x80 | event.len() as u8, 0x80, 0x80, 0x00][..],
+            &event,
+        ]
+        .concat();
+        let mut packet = Vec::new();
+        put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);
+        let mut trace = Vec::new();
+        append_packet(&mut trace, &packet);
+        let mut out = Vec::new();
+        replicate(&trace, 2, 1, 0, &mut out).unwrap();
+        let (first, second) = out.split_at(trace.len());
+        assert_eq!(first, trace);
+        // Only the timestamp changed (1000 → 1001), every length as wide as before.
+        let mut want = trace.clone();
+        let at = want
+            .windows(3)
+            .position(|w| w == [0x08, 0xe8, 0x07])
+            .unwrap();
+        want[at + 1] = 0xe9;
+        assert_eq!(second, want);
     }
 }
