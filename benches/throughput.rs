@@ -1,28 +1,42 @@
-//! Throughput and peak memory of `ftl analyze` on large traces, beside a read-only baseline in the same run.
+//! Throughput and peak memory of `ftl analyze` on large traces, beside a read-only baseline in the same run and,
+//! optionally, another build of ftl (the previous main) on the same files.
 //!
-//! Inputs are real traces from `../shared/traces` replicated with rewritten cookies, tokens and timestamps
-//! (`ftl::synth::replicate`) into one long trace, built once under `target/bench-data/`:
+//! Inputs are real traces from `../shared/traces` replicated with rewritten cookies, tokens, vsync ids and
+//! timestamps (`ftl::synth::replicate`) into one long trace, built once under `target/bench-data/` (file names carry
+//! the replica format version, `common::REPLICA_VERSION`, so a replica written by an older `replicate` is rebuilt):
 //! - the emulator trace (FrameTimeline-sparse, dominated by ftrace like most field traces) to ≥ 100 MB and 1 GiB,
 //!   plain, and to ≥ 100 MB gzip-compressed;
-//! - the Pixel 7 Pro trace (FrameTimeline-dense: 3 737 events in 0.9 MB) to ≥ 100 MB.
+//! - the Pixel 7 Pro trace (FrameTimeline-dense: 3 737 events in 0.9 MB) to ≥ 100 MB;
+//! - the Pixel 6a trace (atrace-heavy: ~13 k `print` events and ~30 k other ftrace events in 2 MB, with the app's
+//!   doFrame / DrawFrame sections) to ≥ 100 MB.
 //!
-//! For each input: the baseline reads the file through a 256 KiB buffer into a sink (the page-cache ceiling, or a
-//! gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o /dev/null` under
-//! `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each.
+//! For each input: the read baseline reads the file through a 256 KiB buffer into a sink (the page-cache
+//! ceiling, or a gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o
+//! /dev/null` under `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each.
+//!
+//! With `FTL_BASELINE_BIN=/path/to/ftl` (another build of ftl), each input is also run through that binary with
+//! the same arguments, best of three, under `/usr/bin/time`: the `base` columns give its MB/s and peak RSS and
+//! `ftl/base` the speed ratio (> 1: this build is faster). To build the previous main as the baseline:
+//!
+//! ```text
+//! git worktree add /tmp/prev <commit>
+//! cargo build --release --manifest-path /tmp/prev/Cargo.toml
+//! FTL_BASELINE_BIN=/tmp/prev/target/release/ftl cargo bench --bench throughput -- pixel6a
+//! ```
 //!
 //! Then a ≥ 100 MB `dumpsys SurfaceFlinger --latency` capture (real rows repeated with shifted timestamps,
 //! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
-//! dumps and every pacing metric), beside the same read baseline.
+//! dumps and every pacing metric), beside the same read baseline (and the baseline binary, if set).
 //!
 //! For the capture, a `parse` row also times the reader alone in this process (`input::open_text` +
 //! `sources::sf_latency::read`, best of three).
 //!
 //! Run: `cargo bench --bench throughput [-- NAME]` (NAME keeps only the inputs whose file name contains it, e.g.
-//! `latency`; targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on a 1 GiB
-//! FrameTimeline-sparse trace, ≥ 300 MB/s parsing the `--latency` capture).
+//! `latency`, `pixel6a`, `emulator`; targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on a
+//! 1 GiB FrameTimeline-sparse trace, ≥ 300 MB/s parsing the `--latency` capture).
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -38,7 +52,7 @@ struct Input {
     gzip: bool,
 }
 
-const INPUTS: [Input; 4] = [
+const INPUTS: [Input; 5] = [
     Input {
         source: "emulator_a12_cpu_sampling_60hz.pftrace",
         min_bytes: 100_000_000,
@@ -59,19 +73,44 @@ const INPUTS: [Input; 4] = [
         min_bytes: 100_000_000,
         gzip: false,
     },
+    Input {
+        source: "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+        min_bytes: 100_000_000,
+        gzip: false,
+    },
 ];
 
 fn main() {
     let ftl = env!("CARGO_BIN_EXE_ftl");
+    let base = std::env::var_os("FTL_BASELINE_BIN").map(PathBuf::from);
+    if let Some(bin) = &base {
+        assert!(
+            bin.is_file(),
+            "FTL_BASELINE_BIN={} is not a file",
+            bin.display()
+        );
+    }
     // `cargo bench` passes `--bench`; any other argument is a name filter.
     let filter: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    if let Some(bin) = &base {
+        println!("base = {}", bin.display());
+    }
     println!(
-        "{:<58} {:>8} {:>14} {:>12} {:>7} {:>13} {:>9}",
-        "input", "MB", "baseline MB/s", "ftl MB/s", "ratio", "peak RSS MB", "frames"
+        "{:<58} {:>8} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
+        "input",
+        "MB",
+        "read MB/s",
+        "ftl MB/s",
+        "ftl/read",
+        "ftl RSS",
+        "base MB/s",
+        "ftl/base",
+        "base RSS",
+        "frames"
     );
     for input in INPUTS.iter().filter(|i| wanted(i.source)) {
         let path = common::replica(
@@ -79,10 +118,10 @@ fn main() {
             input.min_bytes,
             input.gzip,
         );
-        let baseline = best_of(|| read_all(&path, input.gzip));
+        let read = best_of(|| read_all(&path, input.gzip));
         let frames = surface_frames(ftl, &path).to_string();
         let args = ["analyze", "--format", "json", "-o", "/dev/null"];
-        report_ftl(&path, &args, baseline, &frames);
+        report_ftl(&path, &args, read, base.as_deref(), &frames);
     }
     if !wanted("sf_latency") {
         return;
@@ -96,39 +135,75 @@ fn main() {
         assert!(capture.series.frames.len() > 1_000_000);
         start.elapsed()
     });
-    let baseline = best_of(|| read_all(&path, false));
-    report_ftl(&path, &["analyze", "-o", "/dev/null"], baseline, "-");
+    let read = best_of(|| read_all(&path, false));
+    report_ftl(
+        &path,
+        &["analyze", "-o", "/dev/null"],
+        read,
+        base.as_deref(),
+        "-",
+    );
     println!(
-        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13} {:>9}",
+        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8} {:>9} {:>8} {:>8} {:>7}",
         "  parse (reader only, in process)",
         bytes / MB,
-        bytes / MB / baseline.as_secs_f64(),
+        bytes / MB / read.as_secs_f64(),
         bytes / MB / parse.as_secs_f64(),
-        baseline.as_secs_f64() / parse.as_secs_f64(),
+        read.as_secs_f64() / parse.as_secs_f64(),
+        "-",
+        "-",
+        "-",
         "-",
         "-",
     );
 }
 
-/// Runs `ftl ARGS PATH` (best of three) and prints its row beside the read baseline.
-fn report_ftl(path: &Path, args: &[&str], baseline: Duration, frames: &str) {
+/// Runs `ftl ARGS PATH` (best of three), and the baseline binary the same way if given, and prints their row
+/// beside the read baseline. RSS in MB.
+fn report_ftl(path: &Path, args: &[&str], read: Duration, base: Option<&Path>, frames: &str) {
     let bytes = std::fs::metadata(path).expect("stat input").len() as f64;
-    let mut peak_rss_mb: f64 = 0.0;
-    let analyze = best_of(|| {
-        let (elapsed, rss_mb) = common::run_ftl(args, path);
-        peak_rss_mb = peak_rss_mb.max(rss_mb);
-        elapsed
-    });
+    let mb_s = |d: Duration| bytes / MB / d.as_secs_f64();
+    let (analyze, rss) = best_run(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
+    let (base_mb_s, ratio, base_rss) =
+        match base.map(|bin| best_run(|| common::run_bin(bin, args, path))) {
+            None => ("-".into(), "-".into(), "-".into()),
+            Some(Err(e)) => {
+                eprintln!("baseline failed: {e}");
+                ("failed".into(), "-".into(), "-".into())
+            }
+            Some(Ok((elapsed, rss))) => (
+                format!("{:.0}", mb_s(elapsed)),
+                format!("{:.2}", elapsed.as_secs_f64() / analyze.as_secs_f64()),
+                format!("{rss:.1}"),
+            ),
+        };
     println!(
-        "{:<58} {:>8.1} {:>14.0} {:>12.0} {:>7.2} {:>13.1} {:>9}",
+        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8.1} {:>9} {:>8} {:>8} {:>7}",
         path.file_name().unwrap_or_default().to_string_lossy(),
         bytes / MB,
-        bytes / MB / baseline.as_secs_f64(),
-        bytes / MB / analyze.as_secs_f64(),
-        baseline.as_secs_f64() / analyze.as_secs_f64(),
-        peak_rss_mb,
+        mb_s(read),
+        mb_s(analyze),
+        read.as_secs_f64() / analyze.as_secs_f64(),
+        rss,
+        base_mb_s,
+        ratio,
+        base_rss,
         frames,
     );
+}
+
+/// Best of three runs of a binary: the shortest wall time and the largest peak RSS (MB) seen.
+fn best_run(
+    mut run: impl FnMut() -> Result<(Duration, f64), String>,
+) -> Result<(Duration, f64), String> {
+    let mut peak_rss_mb: f64 = 0.0;
+    let mut best = Duration::MAX;
+    for _ in 0..RUNS {
+        let (elapsed, rss_mb) = run()?;
+        best = best.min(elapsed);
+        peak_rss_mb = peak_rss_mb.max(rss_mb);
+    }
+    Ok((best, peak_rss_mb))
 }
 
 fn best_of(mut run: impl FnMut() -> Duration) -> Duration {

@@ -39,36 +39,59 @@ pub fn real_traces() -> Vec<PathBuf> {
 /// Runs the release `ftl ARGS PATH` under `/usr/bin/time -f %M` (stdout discarded); its wall time and peak RSS
 /// in MB. Panics if ftl fails.
 pub fn run_ftl(args: &[&str], path: &Path) -> (Duration, f64) {
+    run_bin(Path::new(env!("CARGO_BIN_EXE_ftl")), args, path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `BIN ARGS PATH` under `/usr/bin/time -f %M` (stdout discarded); its wall time and peak RSS in MB.
+/// Errors: the binary failed (its stderr), or GNU time gave no peak RSS.
+pub fn run_bin(bin: &Path, args: &[&str], path: &Path) -> Result<(Duration, f64), String> {
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_ftl")])
+        .args(["-f", "%M"])
+        .arg(bin)
         .args(args)
         .arg(path)
         .stdout(Stdio::null())
         .output()
-        .expect("run /usr/bin/time (GNU time) with ftl");
+        .expect("run /usr/bin/time (GNU time)");
     let elapsed = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "ftl failed: {stderr}");
+    if !out.status.success() {
+        return Err(format!("{} failed: {stderr}", bin.display()));
+    }
     let rss_kib: f64 = stderr
         .lines()
         .last()
         .and_then(|l| l.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak RSS from /usr/bin/time: {stderr}"));
-    (elapsed, rss_kib * 1024.0 / 1e6)
+        .ok_or_else(|| format!("no peak RSS from /usr/bin/time: {stderr}"))?;
+    Ok((elapsed, rss_kib * 1024.0 / 1e6))
 }
 
+/// Version of the replica format in the cached file names: bumped whenever `ftl::synth::replicate` writes
+/// different bytes, so that a replica built by an older one is never reused. 2: ftrace timestamps and the vsync
+/// ids of doFrame / DrawFrame atrace lines are shifted per copy (1, unnamed: FrameTimeline only).
+pub const REPLICA_VERSION: u32 = 2;
+
+/// Time between replica copies, ns.
+const SHIFT_NS: u64 = 60_000_000_000;
+/// Difference between the ids (cookies, tokens, vsync ids) of consecutive copies.
+const ID_STRIDE: i64 = 1 << 32;
+
 /// A replica of `source` of at least `min_bytes` (uncompressed), gzip-compressed if `gzip`, under
-/// `target/bench-data/`. Copies are 60 s apart with ids 2³² apart; built copy by copy, so building a 1 GiB replica
-/// needs no 1 GiB buffer. Reused when present.
+/// `target/bench-data/` (named with [`REPLICA_VERSION`]). Copies are 60 s apart with ids 2³² apart; built copy by
+/// copy, so building a 1 GiB replica needs no 1 GiB buffer. Reused when present.
 pub fn replica(source: &Path, min_bytes: u64, gzip: bool) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     std::fs::create_dir_all(&dir).expect("create target/bench-data");
     let raw = std::fs::read(source).expect("read real trace");
-    let copies = min_bytes.div_ceil(raw.len() as u64);
+    // Later copies differ a little in size from the original (rewritten varints): size one.
+    let mut two = Vec::new();
+    ftl::synth::replicate(&raw, 2, SHIFT_NS, ID_STRIDE, &mut two).expect("replicate");
+    let later = (two.len() - raw.len()) as u64;
+    let copies = 1 + min_bytes.saturating_sub(raw.len() as u64).div_ceil(later);
     let stem = source.file_stem().unwrap_or_default().to_string_lossy();
     let path = dir.join(format!(
-        "{stem}_x{copies}.pftrace{}",
+        "{stem}_x{copies}_r{REPLICA_VERSION}.pftrace{}",
         if gzip { ".gz" } else { "" }
     ));
     if path.exists() {
@@ -85,7 +108,7 @@ pub fn replica(source: &Path, min_bytes: u64, gzip: bool) -> PathBuf {
     } else {
         Box::new(file)
     };
-    ftl::synth::replicate(&raw, copies, 60_000_000_000, 1 << 32, &mut out).expect("write replica");
+    ftl::synth::replicate(&raw, copies, SHIFT_NS, ID_STRIDE, &mut out).expect("write replica");
     drop(out);
     std::fs::rename(&tmp, &path).expect("rename bench trace");
     path
