@@ -69,24 +69,25 @@ pub fn parse(buf: &[u8]) -> Parsed {
         len -= 1;
     }
     let line = &buf[..len];
-    let mut fields = line.splitn(2, |&b| b == b'|');
-    let phase = fields.next().unwrap_or_default();
+    // `phase|tgid|rest`: a missing field is empty; the phase is the first byte of the first field.
+    let bar = |b: &[u8]| b.iter().position(|&c| c == b'|');
+    let (phase, rest) = match bar(line) {
+        Some(i) => (&line[..i], &line[i + 1..]),
+        None => (line, &[][..]),
+    };
     let Some(&phase) = phase.first() else {
         return Parsed::Invalid;
     };
-    let rest = fields.next().unwrap_or_default();
-    let mut it = rest.splitn(2, |&b| b == b'|');
-    let tgid_field = it.next().unwrap_or_default();
-    let after_tgid = it.next().unwrap_or_default();
-    let tgid = std::str::from_utf8(tgid_field)
-        .ok()
-        .and_then(|s| s.parse::<u32>().ok());
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let cookie = |b: &[u8]| {
-        std::str::from_utf8(b)
-            .ok()
-            .and_then(|s| s.parse::<i64>().ok())
+    let (tgid_field, after_tgid) = match bar(rest) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &[][..]),
     };
+    let tgid = parse_u32(tgid_field);
+    let text = |b: &[u8]| match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    };
+    let cookie = parse_i64;
     match (phase, tgid) {
         (b'B', Some(tgid)) => {
             let name = if after_tgid.is_empty() {
@@ -103,8 +104,11 @@ pub fn parse(buf: &[u8]) -> Parsed {
         }
         _ => {}
     }
-    let parts: Vec<&[u8]> = after_tgid.split(|&b| b == b'|').collect();
-    let part = |i: usize| parts.get(i).copied().unwrap_or_default();
+    let parts: [&[u8]; 3] = {
+        let mut it = after_tgid.split(|&b| b == b'|');
+        [(); 3].map(|()| it.next().unwrap_or_default())
+    };
+    let part = |i: usize| parts[i];
     let kept = match (phase, tgid) {
         (b'S' | b'F', Some(tgid)) => {
             let (name, Some(cookie)) = (part(0), cookie(part(1))) else {
@@ -173,6 +177,29 @@ pub fn parse(buf: &[u8]) -> Parsed {
         _ => return Parsed::Invalid,
     };
     Parsed::Kept(kept)
+}
+
+/// `str::parse::<u32>` of the bytes, without the UTF-8 check for the usual 1 to 9 plain digits.
+fn parse_u32(b: &[u8]) -> Option<u32> {
+    if (1..=9).contains(&b.len()) && b.iter().all(u8::is_ascii_digit) {
+        return Some(b.iter().fold(0, |v, d| v * 10 + u32::from(d - b'0')));
+    }
+    std::str::from_utf8(b).ok()?.parse().ok()
+}
+
+/// `str::parse::<i64>` of the bytes, without the UTF-8 check for an optional `-` and 1 to 18 plain digits.
+fn parse_i64(b: &[u8]) -> Option<i64> {
+    let (negative, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    if (1..=18).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        let v = digits
+            .iter()
+            .fold(0i64, |v, d| v * 10 + i64::from(d - b'0'));
+        return Some(if negative { -v } else { v });
+    }
+    std::str::from_utf8(b).ok()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -278,6 +305,64 @@ mod tests {
             }
         );
         assert_eq!(parse(b"N|9|track|"), Parsed::Invalid);
+    }
+
+    #[test]
+    fn tgid_parses_as_str_parse_u32() {
+        for t in [
+            "",
+            "0",
+            "7",
+            "123456789",
+            "4294967295",
+            "4294967296",
+            "+5",
+            "-5",
+            " 5",
+            "12a",
+            "0012",
+        ] {
+            assert_eq!(parse_u32(t.as_bytes()), t.parse().ok(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn cookies_parse_as_str_parse_i64() {
+        for t in [
+            "",
+            "-",
+            "0",
+            "-0",
+            "17",
+            "-3",
+            "+5",
+            "--5",
+            "999999999999999999",
+            "-999999999999999999",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "1.5",
+            " 1",
+        ] {
+            assert_eq!(parse_i64(t.as_bytes()), t.parse().ok(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn fields_split_on_the_first_two_bars() {
+        assert_eq!(parse(b"|12|x"), Parsed::Invalid);
+        assert_eq!(kept("E|"), Atrace::End { tgid: 0 });
+        assert_eq!(kept("Ex"), Atrace::End { tgid: 0 });
+        assert_eq!(
+            kept("Bogus|3|a|b"),
+            Atrace::Begin {
+                tgid: 3,
+                name: "a|b".into()
+            }
+        );
+        assert_eq!(parse(b"B|3"), parse(b"B|3|"));
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines) and the
-//! thread names of `task_newtask` / `task_rename`. Every other event is skipped after its two header fields, so
-//! the scheduler events that make up most of a trace cost a few varint reads each.
+//! thread names of `task_newtask` / `task_rename`. The scheduler and other events that make up most of a trace are
+//! skipped without decoding a varint when laid out as traced_probes writes them ([`skip_event`]), and `print`
+//! events are read in one pass ([`plain_print`]); anything else goes through the general field loop ([`event`]),
+//! which the fast paths agree with. Bundles are in memory, so they are read through [`Bytes`] (a slice and a
+//! position) rather than the `BufRead`-generic [`WireReader`](super::wire::WireReader).
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto` (google/perfetto
 //! @ ec5d16b1).
 
-use super::wire::{WireError, WireReader, LEN, VARINT};
+use super::wire::{WireError, FIXED32, FIXED64, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
 const BUNDLE_FTRACE_CLOCK: u32 = 5;
@@ -54,15 +57,21 @@ pub(super) fn walk<'a>(
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<Option<u32>, WireError> {
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
-    let mut wire = WireReader::new(bundle);
-    while !wire.at_eof()? {
+    let mut wire = Bytes::new(bundle);
+    while !wire.at_eof() {
+        // Most events are skipped whole, without decoding a varint.
+        if let Some(next) = skip_event(bundle, wire.pos) {
+            wire.pos = next;
+            continue;
+        }
         let (field, wire_type) = wire.key()?;
         match (field, wire_type) {
             (BUNDLE_EVENT, LEN) => {
-                let n = len(&mut wire, bundle)?;
-                let start = wire.offset() as usize;
-                event(&bundle[start..start + n], emit)?;
-                wire.skip(n as u64)?;
+                let bytes = wire.bytes()?;
+                match plain_print(bytes) {
+                    Some((ts, tid, buf)) => emit(FtraceItem::Print { ts, tid, buf }),
+                    None => event(bytes, emit)?,
+                }
             }
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
             _ => wire.skip_value(wire_type)?,
@@ -75,32 +84,246 @@ pub(super) fn walk<'a>(
     })
 }
 
-/// Reads a length and checks it fits in `within`.
-fn len(wire: &mut WireReader<&[u8]>, within: &[u8]) -> Result<usize, WireError> {
-    let n = wire.varint()?;
-    let end = wire.offset().saturating_add(n);
-    if end > within.len() as u64 {
-        return Err(WireError::Malformed(
-            "ftrace field overruns its bundle".into(),
-        ));
+/// A protobuf message in memory and a read position: the framing reads of
+/// [`WireReader`](super::wire::WireReader) (same errors) without
+/// its per-byte `BufRead` calls, which made up most of the ftrace walk.
+struct Bytes<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        Bytes { buf, pos: 0 }
     }
-    Ok(n as usize)
+
+    #[inline(always)]
+    fn at_eof(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    /// The next byte.
+    #[inline(always)]
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    /// A base-128 varint (at most 10 bytes).
+    #[inline(always)]
+    fn varint(&mut self) -> Result<u64, WireError> {
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+            None => return Err(WireError::Truncated),
+            _ => {}
+        }
+        // Up to 8 bytes from one load, without a branch per byte.
+        if let Some(word) = self.buf[self.pos..].first_chunk::<8>() {
+            let word = u64::from_le_bytes(*word);
+            let ends = !word & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                let n = ends.trailing_zeros() / 8 + 1;
+                self.pos += n as usize;
+                return Ok(compact_varint(word & (u64::MAX >> (64 - 8 * n))));
+            }
+        }
+        let mut value = 0u64;
+        let mut shift = 0;
+        while shift < 70 {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Err(WireError::Truncated);
+            };
+            self.pos += 1;
+            value |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(value);
+            }
+            shift += 7;
+        }
+        Err(WireError::Malformed("varint longer than 10 bytes".into()))
+    }
+
+    /// A field key as `(field number, wire type)`.
+    #[inline(always)]
+    fn key(&mut self) -> Result<(u32, u8), WireError> {
+        let key = self.varint()?;
+        let field = key >> 3;
+        if field == 0 || field > u64::from(u32::MAX >> 3) {
+            return Err(WireError::Malformed(format!(
+                "invalid field number {field}"
+            )));
+        }
+        Ok((field as u32, (key & 7) as u8))
+    }
+
+    /// Skips `n` bytes.
+    #[inline(always)]
+    fn skip(&mut self, n: u64) -> Result<(), WireError> {
+        let left = (self.buf.len() - self.pos) as u64;
+        if n > left {
+            self.pos = self.buf.len();
+            return Err(WireError::Truncated);
+        }
+        self.pos += n as usize;
+        Ok(())
+    }
+
+    /// The value of a length-delimited field whose key was just read; its length must fit in the message.
+    #[inline(always)]
+    fn bytes(&mut self) -> Result<&'a [u8], WireError> {
+        let n = self.varint()?;
+        if n > (self.buf.len() - self.pos) as u64 {
+            return Err(WireError::Malformed(
+                "ftrace field overruns its bundle".into(),
+            ));
+        }
+        let start = self.pos;
+        self.pos += n as usize;
+        Ok(&self.buf[start..self.pos])
+    }
+
+    /// Skips the value of a field of `wire_type` whose key was just read.
+    #[inline(always)]
+    fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
+        match wire_type {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.skip(8),
+            LEN => {
+                let n = self.varint()?;
+                self.skip(n)
+            }
+            FIXED32 => self.skip(4),
+            other => Err(WireError::Malformed(format!(
+                "unsupported wire type {other}"
+            ))),
+        }
+    }
+}
+
+/// The value of a varint of at most 8 bytes held in `word` (little-endian, bytes past the varint zeroed): the
+/// 7-bit groups packed together.
+#[inline(always)]
+fn compact_varint(word: u64) -> u64 {
+    let x = word & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// Keys of `FtraceEvent.timestamp` and `.pid` (varints).
+const KEY_TIMESTAMP: u8 = (EVENT_TIMESTAMP as u8) << 3 | VARINT;
+const KEY_PID: u8 = (EVENT_PID as u8) << 3 | VARINT;
+
+/// The length of the varint `b` starts with, if it has 8 bytes to look at and the varint fits in them: one load
+/// and no branch per byte.
+#[inline(always)]
+fn varint_len8(b: &[u8]) -> Option<usize> {
+    let word = u64::from_le_bytes(*b.first_chunk::<8>()?);
+    let ends = !word & 0x8080_8080_8080_8080;
+    (ends != 0).then(|| ends.trailing_zeros() as usize / 8 + 1)
+}
+
+/// Key of `FtraceEventBundle.event`.
+const KEY_EVENT: u8 = (BUNDLE_EVENT as u8) << 3 | LEN;
+
+/// If `bundle` has at `pos` an event ftl skips (see [`skippable`]), the position after it; `None` means "read the
+/// field the general way".
+#[inline(always)]
+fn skip_event(bundle: &[u8], pos: usize) -> Option<usize> {
+    if *bundle.get(pos)? != KEY_EVENT {
+        return None;
+    }
+    // The length: Perfetto's writer pads it to 4 bytes.
+    let mut wire = Bytes {
+        buf: bundle,
+        pos: pos + 1,
+    };
+    let n = usize::try_from(wire.varint().ok()?).ok()?;
+    let end = wire.pos.checked_add(n)?;
+    skippable(bundle.get(wire.pos..end)?).then_some(end)
+}
+
+/// True if `bytes` is an event ftl skips, laid out as traced_probes writes it: timestamp, pid, then the payload
+/// of an event other than the kept ones. Found without decoding the two varints; `false` means "read it fully".
+#[inline(always)]
+fn skippable(bytes: &[u8]) -> bool {
+    if bytes.first() != Some(&KEY_TIMESTAMP) {
+        return false;
+    }
+    let Some(pid) = varint_len8(&bytes[1..]).map(|n| 1 + n) else {
+        return false;
+    };
+    if bytes.get(pid) != Some(&KEY_PID) {
+        return false;
+    }
+    let Some(payload) = varint_len8(&bytes[pid + 1..]).map(|n| pid + 1 + n) else {
+        return false;
+    };
+    // The payload's key, 1 or 2 bytes (fields up to 2047).
+    let key = match bytes.get(payload..payload + 2) {
+        Some(&[k0, _]) if k0 < 0x80 => u32::from(k0),
+        Some(&[k0, k1]) if k1 < 0x80 => u32::from(k0 & 0x7f) | u32::from(k1) << 7,
+        _ => return false,
+    };
+    let (field, wire_type) = (key >> 3, (key & 7) as u8);
+    wire_type == LEN
+        && field > EVENT_PID
+        && !matches!(field, EVENT_PRINT | EVENT_TASK_NEWTASK | EVENT_TASK_RENAME)
+}
+
+/// Keys of `FtraceEvent.print`, `PrintFtraceEvent.ip` and `.buf`.
+const KEY_PRINT: u8 = (EVENT_PRINT as u8) << 3 | LEN;
+const KEY_IP: u8 = 1 << 3 | VARINT;
+const KEY_BUF: u8 = (PRINT_BUF as u8) << 3 | LEN;
+
+/// `(timestamp, tid, buf)` of a `print` event laid out as traced_probes writes it — timestamp, pid, then
+/// `print { ip, buf }` and nothing else — read in one pass; `None` means "read it the general way" ([`event`]),
+/// which gives the same result for this layout.
+#[inline(always)]
+fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
+    let mut event = Bytes::new(bytes);
+    if event.byte()? != KEY_TIMESTAMP {
+        return None;
+    }
+    let ts = event.varint().ok()?;
+    if event.byte()? != KEY_PID {
+        return None;
+    }
+    let tid = event.varint().ok()? as i32;
+    if event.byte()? != KEY_PRINT {
+        return None;
+    }
+    let mut print = Bytes::new(event.bytes().ok()?);
+    if !event.at_eof() {
+        return None;
+    }
+    let mut key = print.byte()?;
+    if key == KEY_IP {
+        print.varint().ok()?;
+        key = print.byte()?;
+    }
+    if key != KEY_BUF {
+        return None;
+    }
+    let buf = print.bytes().ok()?;
+    print.at_eof().then_some((ts, tid, buf))
 }
 
 /// One `FtraceEvent`: header fields, then the payload if it is one ftl keeps.
 fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<(), WireError> {
-    let mut wire = WireReader::new(bytes);
+    let mut wire = Bytes::new(bytes);
     let (mut ts, mut tid) = (0u64, 0i32);
-    while !wire.at_eof()? {
+    while !wire.at_eof() {
         let (field, wire_type) = wire.key()?;
         match (field, wire_type) {
             (EVENT_TIMESTAMP, VARINT) => ts = wire.varint()?,
             (EVENT_PID, VARINT) => tid = wire.varint()? as i32,
             (EVENT_PRINT | EVENT_TASK_NEWTASK | EVENT_TASK_RENAME, LEN) => {
-                let n = len(&mut wire, bytes)?;
-                let start = wire.offset() as usize;
-                let payload = &bytes[start..start + n];
-                wire.skip(n as u64)?;
+                let payload = wire.bytes()?;
                 match field {
                     EVENT_PRINT => {
                         if let Some(buf) = string_field(payload, PRINT_BUF)? {
@@ -125,17 +348,14 @@ fn thread_name<'a>(
     name_field: u32,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<(), WireError> {
-    let mut wire = WireReader::new(payload);
+    let mut wire = Bytes::new(payload);
     let (mut tid, mut name) = (None, None);
-    while !wire.at_eof()? {
+    while !wire.at_eof() {
         let (field, wire_type) = wire.key()?;
         if field == pid_field && wire_type == VARINT {
             tid = Some(wire.varint()? as i32);
         } else if field == name_field && wire_type == LEN {
-            let n = len(&mut wire, payload)?;
-            let start = wire.offset() as usize;
-            name = Some(String::from_utf8_lossy(&payload[start..start + n]).into_owned());
-            wire.skip(n as u64)?;
+            name = Some(String::from_utf8_lossy(wire.bytes()?).into_owned());
         } else {
             wire.skip_value(wire_type)?;
         }
@@ -148,18 +368,265 @@ fn thread_name<'a>(
 
 /// The bytes of length-delimited `field` in `msg` (the last occurrence), if present.
 fn string_field(msg: &[u8], field: u32) -> Result<Option<&[u8]>, WireError> {
-    let mut wire = WireReader::new(msg);
+    let mut wire = Bytes::new(msg);
     let mut found = None;
-    while !wire.at_eof()? {
+    while !wire.at_eof() {
         let (f, wire_type) = wire.key()?;
         if f == field && wire_type == LEN {
-            let n = len(&mut wire, msg)?;
-            let start = wire.offset() as usize;
-            found = Some(&msg[start..start + n]);
-            wire.skip(n as u64)?;
+            found = Some(wire.bytes()?);
         } else {
             wire.skip_value(wire_type)?;
         }
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_read_as_protobuf_encodes_them_with_and_without_the_word_path() {
+        let values = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            (1 << 35) - 1,
+            157_479_316_678_737,
+            (1 << 56) - 1,
+            1 << 56,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for v in values {
+            let mut bytes = Vec::new();
+            prost::encoding::encode_varint(v, &mut bytes);
+            let n = bytes.len();
+            // Alone (the byte loop) and followed by padding (the word path).
+            for tail in [0, 9] {
+                let mut buf = bytes.clone();
+                buf.resize(n + tail, 0xff);
+                let mut wire = Bytes::new(&buf);
+                assert_eq!(wire.varint().unwrap(), v, "{v} + {tail}");
+                assert_eq!(wire.pos, n);
+            }
+        }
+        // Perfetto's padded lengths: 4 bytes for a small number.
+        let mut wire = Bytes::new(&[0xa7, 0x80, 0x80, 0x00, 1, 2, 3, 4, 5]);
+        assert_eq!(wire.varint().unwrap(), 0x27);
+        assert_eq!(wire.pos, 4);
+        assert!(matches!(
+            Bytes::new(&[0x80; 4]).varint(),
+            Err(WireError::Truncated)
+        ));
+        assert!(matches!(
+            Bytes::new(&[0x80; 12]).varint(),
+            Err(WireError::Malformed(_))
+        ));
+    }
+
+    /// `walk` without its fast paths: every event through [`event`].
+    fn walk_general(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
+        let mut items = Vec::new();
+        let mut clock = FTRACE_CLOCK_UNSPECIFIED;
+        let mut wire = Bytes::new(bundle);
+        let err = |e: WireError| format!("{e:?}");
+        while !wire.at_eof() {
+            let (field, wire_type) = wire.key().map_err(err)?;
+            match (field, wire_type) {
+                (BUNDLE_EVENT, LEN) => {
+                    event(wire.bytes().map_err(err)?, &mut |i| items.push(i)).map_err(err)?
+                }
+                (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint().map_err(err)?,
+                _ => wire.skip_value(wire_type).map_err(err)?,
+            }
+        }
+        let clock = match clock {
+            FTRACE_CLOCK_UNSPECIFIED => Some(BUILTIN_BOOTTIME),
+            FTRACE_CLOCK_MONO_RAW => Some(BUILTIN_MONOTONIC_RAW),
+            _ => None,
+        };
+        Ok((clock, items))
+    }
+
+    fn walk_fast(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
+        let mut items = Vec::new();
+        let clock = walk(bundle, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
+        Ok((clock, items))
+    }
+
+    fn key(out: &mut Vec<u8>, field: u32, wire_type: u8) {
+        prost::encoding::encode_varint(u64::from(field << 3 | u32::from(wire_type)), out);
+    }
+
+    fn varint(out: &mut Vec<u8>, field: u32, v: u64) {
+        key(out, field, VARINT);
+        prost::encoding::encode_varint(v, out);
+    }
+
+    /// A length-delimited field, its length padded to 4 bytes if `padded` (as Perfetto writes nested messages).
+    fn len(out: &mut Vec<u8>, field: u32, bytes: &[u8], padded: bool) {
+        key(out, field, LEN);
+        let n = bytes.len() as u64;
+        if padded {
+            out.extend([
+                (n & 0x7f) as u8 | 0x80,
+                (n >> 7 & 0x7f) as u8 | 0x80,
+                (n >> 14 & 0x7f) as u8 | 0x80,
+                (n >> 21) as u8,
+            ]);
+        } else {
+            prost::encoding::encode_varint(n, out);
+        }
+        out.extend_from_slice(bytes);
+    }
+
+    #[test]
+    fn fast_paths_read_what_the_general_path_reads() {
+        let ts = 157_479_316_678_737;
+        let print = |ip: Option<u64>, buf: &[u8], padded| {
+            let mut p = Vec::new();
+            if let Some(ip) = ip {
+                varint(&mut p, 1, ip);
+            }
+            len(&mut p, PRINT_BUF, buf, padded);
+            p
+        };
+        let event = |fields: &[Field], padded| {
+            let mut e = Vec::new();
+            for (field, v, bytes) in fields {
+                match v {
+                    Some(v) => varint(&mut e, *field, *v),
+                    None => len(&mut e, *field, bytes, padded),
+                }
+            }
+            e
+        };
+        let kernel_ip = 0xffff_ffc0_0812_3456;
+        let sched = vec![0x0a, 0x03, b'a', b'b', b'c', 0x10, 0x05];
+        let mut rename = Vec::new();
+        varint(&mut rename, RENAME_PID, 77);
+        len(&mut rename, RENAME_NEWCOMM, b"RenderThread", false);
+        // (field, varint value, or the bytes of a length-delimited field)
+        type Field = (u32, Option<u64>, Vec<u8>);
+        let events: Vec<Vec<Field>> = vec![
+            // The usual layouts.
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(4242), vec![]),
+                (3, None, print(Some(kernel_ip), b"B|1|x\n", true)),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(4242), vec![]),
+                (4, None, sched.clone()),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(4242), vec![]),
+                (313, None, sched.clone()),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(9), vec![]),
+                (236, None, rename.clone()),
+            ],
+            // Unusual ones, for the general path.
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(1), vec![]),
+                (3, None, print(None, b"E|1", false)),
+            ],
+            vec![
+                (2, Some(1), vec![]),
+                (1, Some(5), vec![]),
+                (3, None, print(Some(1), b"E|2", false)),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(1), vec![]),
+                (3, None, print(Some(1), b"E|3", false)),
+                (3, None, print(Some(1), b"E|4", false)),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(1), vec![]),
+                (3, None, print(Some(1), b"E|5", false)),
+                (2, Some(8), vec![]),
+            ],
+            vec![
+                (1, Some(ts), vec![]),
+                (2, Some(1), vec![]),
+                (5, Some(3), vec![]),
+                (4, None, sched.clone()),
+            ],
+            vec![(1, Some(1), vec![]), (2, Some(1), vec![])],
+            vec![
+                (1, Some(1), vec![]),
+                (2, Some(1), vec![]),
+                (3, None, vec![]),
+            ],
+            vec![
+                (1, Some(u64::MAX), vec![]),
+                (2, Some(u64::from(u32::MAX)), vec![]),
+                (4, None, vec![]),
+            ],
+            vec![],
+        ];
+        for padded in [false, true] {
+            let mut bundle = Vec::new();
+            varint(&mut bundle, 1, 3);
+            for e in &events {
+                len(&mut bundle, BUNDLE_EVENT, &event(e, padded), padded);
+            }
+            varint(&mut bundle, BUNDLE_FTRACE_CLOCK, 4);
+            let general = walk_general(&bundle).unwrap();
+            assert_eq!(walk_fast(&bundle).unwrap(), general);
+            assert_eq!(general.1.len(), 7, "{general:?}");
+            // Cut anywhere: the same items or the same failure.
+            for cut in 0..bundle.len() {
+                let part = &bundle[..cut];
+                assert_eq!(
+                    walk_fast(part).is_ok(),
+                    walk_general(part).is_ok(),
+                    "cut at {cut}"
+                );
+                if let (Ok(a), Ok(b)) = (walk_fast(part), walk_general(part)) {
+                    assert_eq!(a, b, "cut at {cut}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_paths_read_what_the_general_path_reads_on_real_traces() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+        let mut prints = 0;
+        for name in [
+            "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+            "emulator_a12_cpu_sampling_60hz.pftrace",
+            "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+        ] {
+            let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for packet in crate::synth::split_packets(&trace).unwrap() {
+                let mut wire = Bytes::new(packet);
+                while !wire.at_eof() {
+                    let (field, wire_type) = wire.key().unwrap();
+                    if (field, wire_type) != (1, LEN) {
+                        wire.skip_value(wire_type).unwrap();
+                        continue;
+                    }
+                    let bundle = wire.bytes().unwrap();
+                    let general = walk_general(bundle).unwrap();
+                    prints += general.1.len();
+                    assert_eq!(walk_fast(bundle).unwrap(), general, "{name}");
+                }
+            }
+        }
+        assert!(prints > 13_000, "{prints}");
+    }
 }

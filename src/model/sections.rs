@@ -65,7 +65,7 @@ pub struct AsyncSection {
     pub name: u32,
     /// Index into [`AppSections::names`] of the track's name (for `S`/`F`, the slice name).
     pub track: u32,
-    /// The cookie pairing begin and end.
+    /// The cookie pairing begin and end (a TrackEvent track's uuid).
     pub cookie: i64,
 }
 
@@ -89,7 +89,7 @@ pub struct AppSections {
     pub names: Vec<String>,
     /// Every thread the trace names or writes from.
     pub threads: BTreeMap<i32, ThreadInfo>,
-    /// atrace lines read (kept or not).
+    /// atrace begin / end / async / instant lines read, kept or not (counters never reach the model).
     pub lines: u64,
 }
 
@@ -112,47 +112,55 @@ impl AppSections {
 
 /// Not a kept name.
 const UNKEPT: u32 = u32::MAX;
+/// A thread event that is an `E` (not a name).
+const END: u32 = u32::MAX - 1;
+/// Set on the name of a thread event that is an instant (`I|`): a slice of duration 0, not opened.
+const INSTANT: u32 = 1 << 31;
+
+/// A `B` (`name`: an index into the names, or [`UNKEPT`]), an `I` (`name | INSTANT`) or an `E` (`name` = [`END`])
+/// of one thread: 16 bytes
+/// per line, the bulk of what a trace load keeps until [`SectionsBuilder::build`]. `seq` is the line's place
+/// among all threads' lines (Perfetto's tie-break: file order).
+#[derive(Debug, Clone, Copy)]
+struct ThreadEvent {
+    ts: i64,
+    name: u32,
+    seq: u32,
+}
+
+/// What is known of one thread: its process and name, and its `B` / `E` lines in arrival order.
+#[derive(Debug, Default)]
+struct ThreadState {
+    info: ThreadInfo,
+    events: Vec<ThreadEvent>,
+}
 
 #[derive(Debug, Clone, Copy)]
-enum Raw {
+enum AsyncEvent {
     Begin {
-        tid: i32,
+        pid: i32,
+        track: u32,
         name: u32,
+        cookie: i64,
     },
     End {
-        tid: i32,
+        pid: i32,
+        track: u32,
+        cookie: i64,
     },
     Instant {
-        tid: i32,
-        name: u32,
-    },
-    AsyncBegin {
-        pid: i32,
-        track: u32,
-        name: u32,
-        cookie: i64,
-    },
-    AsyncEnd {
-        pid: i32,
-        track: u32,
-        cookie: i64,
-    },
-    AsyncInstant {
         pid: i32,
         track: u32,
         name: u32,
     },
-    TrackBegin {
-        uuid: u64,
-        name: u32,
-    },
-    TrackEnd {
-        uuid: u64,
-    },
-    TrackInstant {
-        uuid: u64,
-        name: u32,
-    },
+}
+
+/// A TrackEvent on track `uuid`: a begin or instant (`name`) or an end (`name` = [`END`]).
+#[derive(Debug, Clone, Copy)]
+struct TrackRaw {
+    uuid: u64,
+    name: u32,
+    instant: bool,
 }
 
 /// A `TrackDescriptor` as given.
@@ -175,16 +183,19 @@ enum Place {
     Nowhere,
 }
 
-/// Collects atrace lines, TrackEvents and thread facts; [`SectionsBuilder::build`] pairs them into slices.
+/// Collects atrace lines and thread facts; [`SectionsBuilder::build`] pairs them into slices.
 #[derive(Debug, Default)]
 pub struct SectionsBuilder {
     filter: SectionFilter,
-    raw: Vec<(i64, Raw)>,
+    threads: FxHashMap<i32, ThreadState>,
+    /// Thread lines so far (the next [`ThreadEvent::seq`]; wraps after 2³² lines, ~64 GB of them held).
+    thread_lines: u32,
+    async_events: Vec<(i64, u32, AsyncEvent)>,
+    track_events: Vec<(i64, u32, TrackRaw)>,
+    descriptors: FxHashMap<u64, Descriptor>,
     ids: FxHashMap<String, u32>,
     names: Vec<String>,
-    threads: BTreeMap<i32, ThreadInfo>,
     lines: u64,
-    descriptors: FxHashMap<u64, Descriptor>,
 }
 
 impl SectionsBuilder {
@@ -198,7 +209,7 @@ impl SectionsBuilder {
 
     /// Records a thread's process and/or name.
     pub fn thread(&mut self, tid: i32, pid: Option<i32>, name: Option<String>) {
-        let info = self.threads.entry(tid).or_default();
+        let info = &mut self.threads.entry(tid).or_default().info;
         if pid.is_some() {
             info.pid = pid;
         }
@@ -210,21 +221,16 @@ impl SectionsBuilder {
     /// Takes one atrace line written by `tid` at `ts` (trace clock, ns).
     pub fn push(&mut self, ts: i64, tid: i32, event: Atrace) {
         self.lines += 1;
-        let pid_of_line = |tgid: u32| i32::try_from(tgid).ok().filter(|&p| p != 0);
-        let raw = match event {
+        let (tgid, name) = match event {
             Atrace::Begin { tgid, name } => {
-                self.thread(tid, pid_of_line(tgid), None);
                 let name = if self.filter.keeps(&name) {
                     self.intern(name)
                 } else {
                     UNKEPT
                 };
-                Raw::Begin { tid, name }
+                (tgid, name)
             }
-            Atrace::End { tgid } => {
-                self.thread(tid, pid_of_line(tgid), None);
-                Raw::End { tid }
-            }
+            Atrace::End { tgid } => (tgid, END),
             Atrace::AsyncBegin {
                 tgid,
                 track,
@@ -234,55 +240,73 @@ impl SectionsBuilder {
                 if !(self.filter.keeps(&name) || self.filter.keeps(&track)) {
                     return;
                 }
-                Raw::AsyncBegin {
+                let event = AsyncEvent::Begin {
                     pid: tgid as i32,
                     track: self.intern(track),
                     name: self.intern(name),
                     cookie,
+                };
+                let seq = self.next_seq();
+                self.async_events.push((ts, seq, event));
+                return;
+            }
+            Atrace::AsyncEnd {
+                tgid,
+                track,
+                cookie,
+            } => {
+                if let Some(&track) = self.ids.get(&track) {
+                    let event = AsyncEvent::End {
+                        pid: tgid as i32,
+                        track,
+                        cookie,
+                    };
+                    let seq = self.next_seq();
+                    self.async_events.push((ts, seq, event));
                 }
+                return;
             }
             Atrace::Instant {
                 tgid,
                 track: None,
                 name,
             } => {
-                self.thread(tid, pid_of_line(tgid), None);
                 if !self.filter.keeps(&name) {
                     return;
                 }
-                Raw::Instant {
-                    tid,
-                    name: self.intern(name),
-                }
+                (tgid, self.intern(name) | INSTANT)
             }
             Atrace::Instant {
                 tgid,
                 track: Some(track),
                 name,
             } => {
-                if !(self.filter.keeps(&name) || self.filter.keeps(&track)) {
-                    return;
+                if self.filter.keeps(&name) || self.filter.keeps(&track) {
+                    let event = AsyncEvent::Instant {
+                        pid: tgid as i32,
+                        track: self.intern(track),
+                        name: self.intern(name),
+                    };
+                    let seq = self.next_seq();
+                    self.async_events.push((ts, seq, event));
                 }
-                Raw::AsyncInstant {
-                    pid: tgid as i32,
-                    track: self.intern(track),
-                    name: self.intern(name),
-                }
+                return;
             }
-            Atrace::AsyncEnd {
-                tgid,
-                track,
-                cookie,
-            } => match self.ids.get(&track) {
-                Some(&track) => Raw::AsyncEnd {
-                    pid: tgid as i32,
-                    track,
-                    cookie,
-                },
-                None => return,
-            },
         };
-        self.raw.push((ts, raw));
+        let thread = self.threads.entry(tid).or_default();
+        if let Some(pid) = i32::try_from(tgid).ok().filter(|&p| p != 0) {
+            thread.info.pid = Some(pid);
+        }
+        let seq = self.thread_lines;
+        self.thread_lines = seq.wrapping_add(1);
+        thread.events.push(ThreadEvent { ts, name, seq });
+    }
+
+    /// The next place in file order among the lines and events that become slices.
+    fn next_seq(&mut self) -> u32 {
+        let seq = self.thread_lines;
+        self.thread_lines = seq.wrapping_add(1);
+        seq
     }
 
     /// Records a `TrackDescriptor`.
@@ -318,13 +342,22 @@ impl SectionsBuilder {
         name: Option<String>,
     ) {
         let name = name.map(|n| self.intern(n));
-        let raw = match (phase, name) {
-            (TrackEventPhase::Begin, Some(name)) => Raw::TrackBegin { uuid, name },
-            (TrackEventPhase::Instant, Some(name)) => Raw::TrackInstant { uuid, name },
-            (TrackEventPhase::End, _) => Raw::TrackEnd { uuid },
+        let (name, instant) = match (phase, name) {
+            (TrackEventPhase::Begin, Some(name)) => (name, false),
+            (TrackEventPhase::Instant, Some(name)) => (name, true),
+            (TrackEventPhase::End, _) => (END, false),
             _ => return,
         };
-        self.raw.push((ts, raw));
+        let seq = self.next_seq();
+        self.track_events.push((
+            ts,
+            seq,
+            TrackRaw {
+                uuid,
+                name,
+                instant,
+            },
+        ));
     }
 
     /// Where track `uuid`'s slices go: a thread track, else the process of the nearest ancestor naming one.
@@ -363,9 +396,81 @@ impl SectionsBuilder {
         id
     }
 
-    /// Pairs begins and ends in timestamp order.
+    /// The TrackEvent slices, in timestamp order: on a thread's track into `sections`, on a process-scoped track
+    /// into `async_sections` (the track named after its first event when its descriptor has no name).
+    fn track_slices(
+        &mut self,
+        sections: &mut Vec<(u32, Section)>,
+        async_sections: &mut Vec<(u32, AsyncSection)>,
+    ) {
+        let mut events = std::mem::take(&mut self.track_events);
+        events.sort_by_key(|(ts, seq, _)| (*ts, *seq));
+        let mut places: FxHashMap<u64, Place> = FxHashMap::default();
+        let mut stacks: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+        for (
+            ts,
+            seq,
+            TrackRaw {
+                uuid,
+                name,
+                instant,
+            },
+        ) in events
+        {
+            let place = places.entry(uuid).or_insert_with(|| self.place(uuid));
+            let stack = stacks.entry(uuid).or_default();
+            if name == END {
+                match (stack.pop(), *place) {
+                    (Some(i), Place::Thread(_)) => sections[i].1.dur = ts - sections[i].1.ts,
+                    (Some(i), Place::Process(..)) => {
+                        async_sections[i].1.dur = ts - async_sections[i].1.ts
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let dur = if instant { 0 } else { -1 };
+            let index = match place {
+                Place::Thread(tid) => {
+                    let depth = stack.len() as u32;
+                    sections.push((
+                        seq,
+                        Section {
+                            ts,
+                            dur,
+                            tid: *tid,
+                            name,
+                            depth,
+                        },
+                    ));
+                    sections.len() - 1
+                }
+                Place::Process(pid, track) => {
+                    let track = *track.get_or_insert(name);
+                    async_sections.push((
+                        seq,
+                        AsyncSection {
+                            ts,
+                            dur,
+                            pid: *pid,
+                            name,
+                            track,
+                            cookie: uuid as i64,
+                        },
+                    ));
+                    async_sections.len() - 1
+                }
+                Place::Nowhere => continue,
+            };
+            if !instant {
+                stack.push(index);
+            }
+        }
+    }
+
+    /// Pairs begins and ends in timestamp order: thread by thread (a thread's lines in (ts, file order), as in
+    /// Perfetto's globally sorted stream), then the async slices; neither interacts with another thread or track.
     pub fn build(mut self) -> AppSections {
-        self.raw.sort_by_key(|(ts, _)| *ts);
         let named: Vec<String> = self
             .descriptors
             .values()
@@ -374,132 +479,116 @@ impl SectionsBuilder {
         for name in named {
             self.intern(name);
         }
-        let mut places: FxHashMap<u64, Place> = FxHashMap::default();
-        // Per TrackEvent track, its open slices (thread: index into `sections`, process: into `async_sections`).
-        let mut track_stacks: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        let mut sections = Vec::new();
-        let mut async_sections = Vec::new();
-        // Per thread, the open slices innermost last (`None` for a slice not kept).
-        let mut stacks: FxHashMap<i32, Vec<Option<usize>>> = FxHashMap::default();
-        let mut open_async: FxHashMap<(i32, u32, i64), Vec<usize>> = FxHashMap::default();
-        for (ts, raw) in std::mem::take(&mut self.raw) {
-            match raw {
-                Raw::Begin { tid, name } => {
-                    let stack = stacks.entry(tid).or_default();
-                    let kept = (name != UNKEPT).then(|| {
-                        sections.push(Section {
+        // (seq of the begin, slice): sorted by (ts, seq) at the end, Perfetto's slice id order.
+        let mut sections: Vec<(u32, Section)> = Vec::new();
+        let mut threads = BTreeMap::new();
+        // The open slices of a thread, innermost last (`None` for a slice not kept).
+        let mut stack: Vec<Option<usize>> = Vec::new();
+        for (tid, ThreadState { info, mut events }) in std::mem::take(&mut self.threads) {
+            threads.insert(tid, info);
+            if !events.is_sorted_by_key(|e| e.ts) {
+                events.sort_by_key(|e| e.ts);
+            }
+            stack.clear();
+            for ThreadEvent { ts, name, seq } in events {
+                if name != END && name != UNKEPT && name & INSTANT != 0 {
+                    let depth = stack.len() as u32;
+                    let name = name & !INSTANT;
+                    sections.push((
+                        seq,
+                        Section {
+                            ts,
+                            dur: 0,
+                            tid,
+                            name,
+                            depth,
+                        },
+                    ));
+                    continue;
+                }
+                if name == END {
+                    if let Some(Some(i)) = stack.pop() {
+                        let s: &mut Section = &mut sections[i].1;
+                        s.dur = ts - s.ts;
+                    }
+                    continue;
+                }
+                let kept = (name != UNKEPT).then(|| {
+                    let depth = stack.len() as u32;
+                    sections.push((
+                        seq,
+                        Section {
                             ts,
                             dur: -1,
                             tid,
                             name,
-                            depth: stack.len() as u32,
-                        });
-                        sections.len() - 1
-                    });
-                    stack.push(kept);
-                }
-                Raw::End { tid } => {
-                    if let Some(Some(i)) = stacks.get_mut(&tid).and_then(Vec::pop) {
-                        let s: &mut Section = &mut sections[i];
-                        s.dur = ts - s.ts;
-                    }
-                }
-                Raw::AsyncBegin {
+                            depth,
+                        },
+                    ));
+                    sections.len() - 1
+                });
+                stack.push(kept);
+            }
+        }
+        // (seq of the begin, slice), like `sections`.
+        let mut async_sections: Vec<(u32, AsyncSection)> = Vec::new();
+        self.track_slices(&mut sections, &mut async_sections);
+        sections.sort_unstable_by_key(|(seq, s)| (s.ts, *seq));
+        let sections = sections.into_iter().map(|(_, s)| s).collect();
+
+        let mut async_events = std::mem::take(&mut self.async_events);
+        async_events.sort_by_key(|(ts, seq, _)| (*ts, *seq));
+        let mut open_async: FxHashMap<(i32, u32, i64), Vec<usize>> = FxHashMap::default();
+        for (ts, seq, event) in async_events {
+            match event {
+                AsyncEvent::Begin {
                     pid,
                     track,
                     name,
                     cookie,
                 } => {
-                    async_sections.push(AsyncSection {
-                        ts,
-                        dur: -1,
-                        pid,
-                        name,
-                        track,
-                        cookie,
-                    });
+                    async_sections.push((
+                        seq,
+                        AsyncSection {
+                            ts,
+                            dur: -1,
+                            pid,
+                            name,
+                            track,
+                            cookie,
+                        },
+                    ));
                     open_async
                         .entry((pid, track, cookie))
                         .or_default()
                         .push(async_sections.len() - 1);
                 }
-                Raw::AsyncEnd { pid, track, cookie } => {
+                AsyncEvent::End { pid, track, cookie } => {
                     if let Some(i) = open_async.get_mut(&(pid, track, cookie)).and_then(Vec::pop) {
-                        let s: &mut AsyncSection = &mut async_sections[i];
+                        let s: &mut AsyncSection = &mut async_sections[i].1;
                         s.dur = ts - s.ts;
                     }
                 }
-                Raw::Instant { tid, name } => {
-                    let depth = stacks.get(&tid).map_or(0, Vec::len) as u32;
-                    sections.push(Section {
+                AsyncEvent::Instant { pid, track, name } => async_sections.push((
+                    seq,
+                    AsyncSection {
                         ts,
                         dur: 0,
-                        tid,
+                        pid,
                         name,
-                        depth,
-                    });
-                }
-                Raw::AsyncInstant { pid, track, name } => async_sections.push(AsyncSection {
-                    ts,
-                    dur: 0,
-                    pid,
-                    name,
-                    track,
-                    cookie: 0,
-                }),
-                Raw::TrackBegin { uuid, name } | Raw::TrackInstant { uuid, name } => {
-                    let instant = matches!(raw, Raw::TrackInstant { .. });
-                    let place = places.entry(uuid).or_insert_with(|| self.place(uuid));
-                    let stack = track_stacks.entry(uuid).or_default();
-                    let dur = if instant { 0 } else { -1 };
-                    let index = match place {
-                        Place::Thread(tid) => {
-                            sections.push(Section {
-                                ts,
-                                dur,
-                                tid: *tid,
-                                name,
-                                depth: stack.len() as u32,
-                            });
-                            sections.len() - 1
-                        }
-                        Place::Process(pid, track) => {
-                            let track = *track.get_or_insert(name);
-                            async_sections.push(AsyncSection {
-                                ts,
-                                dur,
-                                pid: *pid,
-                                name,
-                                track,
-                                cookie: uuid as i64,
-                            });
-                            async_sections.len() - 1
-                        }
-                        Place::Nowhere => continue,
-                    };
-                    if !instant {
-                        stack.push(index);
-                    }
-                }
-                Raw::TrackEnd { uuid } => {
-                    let Some(i) = track_stacks.get_mut(&uuid).and_then(Vec::pop) else {
-                        continue;
-                    };
-                    match places.get(&uuid) {
-                        Some(Place::Thread(_)) => sections[i].dur = ts - sections[i].ts,
-                        Some(Place::Process(..)) => {
-                            async_sections[i].dur = ts - async_sections[i].ts
-                        }
-                        _ => {}
-                    }
-                }
+                        track,
+                        cookie: 0,
+                    },
+                )),
             }
         }
+        async_sections.sort_by_key(|(seq, s)| (s.ts, *seq));
+        let async_sections = async_sections.into_iter().map(|(_, s)| s).collect();
         AppSections {
             sections,
             async_sections,
             names: self.names,
-            threads: self.threads,
+            threads,
             lines: self.lines,
         }
     }
@@ -542,6 +631,19 @@ mod tests {
             ]
         );
         assert_eq!(s.pid_of(11), Some(10));
+    }
+
+    #[test]
+    fn slices_beginning_together_keep_file_order_across_threads() {
+        let mut b = SectionsBuilder::new(SectionFilter::default());
+        b.push(10, 3, begin("DrawFrame 2"));
+        b.push(10, 1, begin("Choreographer#doFrame 2"));
+        b.push(10, 2, begin("DrawFrames 2"));
+        b.push(5, 2, begin("J<x>"));
+        let s = b.build();
+        let got: Vec<_> = s.sections.iter().map(|x| (x.ts, x.tid)).collect();
+        assert_eq!(got, [(5, 2), (10, 3), (10, 1), (10, 2)]);
+        assert_eq!(s.sections[3].depth, 1);
     }
 
     #[test]
