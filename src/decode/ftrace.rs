@@ -1,15 +1,23 @@
-//! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines) and the
-//! thread names of `task_newtask` / `task_rename`. The scheduler and other events that make up most of a trace are
+//! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines), the
+//! thread names of `task_newtask` / `task_rename`, and — when asked — the scheduler's names of the threads it
+//! switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that make up most of a trace are
 //! skipped without decoding a varint when laid out as traced_probes writes them ([`skip_event`]), and `print`
 //! events are read in one pass ([`plain_print`]); anything else goes through the general field loop ([`event`]),
 //! which the fast paths agree with. Bundles are in memory, so they are read through [`Bytes`] (a slice and a
 //! position) rather than the `BufRead`-generic [`WireReader`](super::wire::WireReader).
-//! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto` (google/perfetto
-//! @ ec5d16b1).
+//! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
+//! (google/perfetto @ ec5d16b1).
 
 use super::wire::{WireError, FIXED32, FIXED64, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
+const BUNDLE_COMPACT_SCHED: u32 = 4;
+const EVENT_SCHED_SWITCH: u32 = 4;
+const SWITCH_NEXT_COMM: u32 = 5;
+const SWITCH_NEXT_PID: u32 = 6;
+const COMPACT_NEXT_PID: u32 = 3;
+const COMPACT_INTERN_TABLE: u32 = 5;
+const COMPACT_NEXT_COMM_INDEX: u32 = 6;
 const BUNDLE_FTRACE_CLOCK: u32 = 5;
 const EVENT_TIMESTAMP: u32 = 1;
 const EVENT_PID: u32 = 2;
@@ -41,6 +49,14 @@ pub(super) enum FtraceItem<'a> {
         /// The atrace line.
         buf: &'a [u8],
     },
+    /// The name the scheduler gives a thread it switches to (`sched_switch.next_comm`, or `compact_sched`'s
+    /// interned comm); only read when the walk is asked for names.
+    Comm {
+        /// The thread.
+        tid: i32,
+        /// Its `comm` (at most 15 bytes).
+        comm: &'a [u8],
+    },
     /// `task_newtask` (a thread created with this name) or `task_rename` (its new name).
     ThreadName {
         /// The thread.
@@ -52,15 +68,19 @@ pub(super) enum FtraceItem<'a> {
 
 /// Walks one bundle. Returns the builtin clock id of its timestamps, or `None` for an ftrace clock ftl cannot
 /// convert (global / local: Perfetto applies per-bundle offsets ftl does not read); items are emitted either way.
+///
+/// With `names`, the scheduler's thread names are read too (`sched_switch` events and `compact_sched`), as
+/// [`FtraceItem::Comm`]; without, those events are skipped like any other.
 pub(super) fn walk<'a>(
     bundle: &'a [u8],
+    names: bool,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<Option<u32>, WireError> {
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
     let mut wire = Bytes::new(bundle);
     while !wire.at_eof() {
         // Most events are skipped whole, without decoding a varint.
-        if let Some(next) = skip_event(bundle, wire.pos) {
+        if let Some(next) = skip_event(bundle, wire.pos, names) {
             wire.pos = next;
             continue;
         }
@@ -70,10 +90,11 @@ pub(super) fn walk<'a>(
                 let bytes = wire.bytes()?;
                 match plain_print(bytes) {
                     Some((ts, tid, buf)) => emit(FtraceItem::Print { ts, tid, buf }),
-                    None => event(bytes, emit)?,
+                    None => event(bytes, names, emit)?,
                 }
             }
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
+            (BUNDLE_COMPACT_SCHED, LEN) if names => compact_sched(wire.bytes()?, emit)?,
             _ => wire.skip_value(wire_type)?,
         }
     }
@@ -233,7 +254,7 @@ const KEY_EVENT: u8 = (BUNDLE_EVENT as u8) << 3 | LEN;
 /// If `bundle` has at `pos` an event ftl skips (see [`skippable`]), the position after it; `None` means "read the
 /// field the general way".
 #[inline(always)]
-fn skip_event(bundle: &[u8], pos: usize) -> Option<usize> {
+fn skip_event(bundle: &[u8], pos: usize, names: bool) -> Option<usize> {
     if *bundle.get(pos)? != KEY_EVENT {
         return None;
     }
@@ -244,13 +265,13 @@ fn skip_event(bundle: &[u8], pos: usize) -> Option<usize> {
     };
     let n = usize::try_from(wire.varint().ok()?).ok()?;
     let end = wire.pos.checked_add(n)?;
-    skippable(bundle.get(wire.pos..end)?).then_some(end)
+    skippable(bundle.get(wire.pos..end)?, names).then_some(end)
 }
 
 /// True if `bytes` is an event ftl skips, laid out as traced_probes writes it: timestamp, pid, then the payload
 /// of an event other than the kept ones. Found without decoding the two varints; `false` means "read it fully".
 #[inline(always)]
-fn skippable(bytes: &[u8]) -> bool {
+fn skippable(bytes: &[u8], names: bool) -> bool {
     if bytes.first() != Some(&KEY_TIMESTAMP) {
         return false;
     }
@@ -273,6 +294,7 @@ fn skippable(bytes: &[u8]) -> bool {
     wire_type == LEN
         && field > EVENT_PID
         && !matches!(field, EVENT_PRINT | EVENT_TASK_NEWTASK | EVENT_TASK_RENAME)
+        && !(names && field == EVENT_SCHED_SWITCH)
 }
 
 /// Keys of `FtraceEvent.print`, `PrintFtraceEvent.ip` and `.buf`.
@@ -314,7 +336,11 @@ fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
 }
 
 /// One `FtraceEvent`: header fields, then the payload if it is one ftl keeps.
-fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<(), WireError> {
+fn event<'a>(
+    bytes: &'a [u8],
+    names: bool,
+    emit: &mut dyn FnMut(FtraceItem<'a>),
+) -> Result<(), WireError> {
     let mut wire = Bytes::new(bytes);
     let (mut ts, mut tid) = (0u64, 0i32);
     while !wire.at_eof() {
@@ -334,9 +360,56 @@ fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<()
                     _ => thread_name(payload, RENAME_PID, RENAME_NEWCOMM, emit)?,
                 }
             }
+            (EVENT_SCHED_SWITCH, LEN) if names => {
+                let payload = wire.bytes()?;
+                let mut w = Bytes::new(payload);
+                let (mut next_tid, mut comm) = (None, None);
+                while !w.at_eof() {
+                    match w.key()? {
+                        (SWITCH_NEXT_COMM, LEN) => comm = Some(w.bytes()?),
+                        (SWITCH_NEXT_PID, VARINT) => next_tid = Some(w.varint()? as i32),
+                        (_, wt) => w.skip_value(wt)?,
+                    }
+                }
+                if let (Some(tid), Some(comm)) = (next_tid, comm.filter(|c| !c.is_empty())) {
+                    emit(FtraceItem::Comm { tid, comm });
+                }
+                return Ok(());
+            }
             // The payload of any other event: nothing after it matters.
             (_, LEN) if field > EVENT_PID => return Ok(()),
             _ => wire.skip_value(wire_type)?,
+        }
+    }
+    Ok(())
+}
+
+/// `FtraceEventBundle.compact_sched`: each switched-to thread with its interned comm.
+fn compact_sched<'a>(msg: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<(), WireError> {
+    let mut wire = Bytes::new(msg);
+    let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
+    let packed = |bytes: &[u8], out: &mut Vec<u64>| -> Result<(), WireError> {
+        let mut w = Bytes::new(bytes);
+        while !w.at_eof() {
+            out.push(w.varint()?);
+        }
+        Ok(())
+    };
+    while !wire.at_eof() {
+        match wire.key()? {
+            (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes()?),
+            (COMPACT_NEXT_PID, LEN) => packed(wire.bytes()?, &mut pids)?,
+            (COMPACT_NEXT_COMM_INDEX, LEN) => packed(wire.bytes()?, &mut comms)?,
+            (_, wt) => wire.skip_value(wt)?,
+        }
+    }
+    for (&tid, &index) in pids.iter().zip(&comms) {
+        let comm = usize::try_from(index).ok().and_then(|i| table.get(i));
+        if let Some(comm) = comm.filter(|c| !c.is_empty()) {
+            emit(FtraceItem::Comm {
+                tid: tid as i32,
+                comm,
+            });
         }
     }
     Ok(())
@@ -439,7 +512,7 @@ mod tests {
             let (field, wire_type) = wire.key().map_err(err)?;
             match (field, wire_type) {
                 (BUNDLE_EVENT, LEN) => {
-                    event(wire.bytes().map_err(err)?, &mut |i| items.push(i)).map_err(err)?
+                    event(wire.bytes().map_err(err)?, false, &mut |i| items.push(i)).map_err(err)?
                 }
                 (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint().map_err(err)?,
                 _ => wire.skip_value(wire_type).map_err(err)?,
@@ -455,7 +528,7 @@ mod tests {
 
     fn walk_fast(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
         let mut items = Vec::new();
-        let clock = walk(bundle, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
+        let clock = walk(bundle, false, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
         Ok((clock, items))
     }
 
@@ -628,5 +701,57 @@ mod tests {
             }
         }
         assert!(prints > 13_000, "{prints}");
+    }
+
+    #[test]
+    fn scheduler_names_are_read_only_when_asked() {
+        // sched_switch {prev_comm "a", prev_pid 1, next_comm "RenderThread", next_pid 42}.
+        let mut switch = Vec::new();
+        len(&mut switch, 1, b"a", false);
+        varint(&mut switch, 2, 1);
+        len(&mut switch, SWITCH_NEXT_COMM, b"RenderThread", false);
+        varint(&mut switch, SWITCH_NEXT_PID, 42);
+        let mut event = Vec::new();
+        varint(&mut event, EVENT_TIMESTAMP, 100);
+        varint(&mut event, EVENT_PID, 1);
+        len(&mut event, EVENT_SCHED_SWITCH, &switch, false);
+        // compact_sched: intern table ["swapper", "RenderThread"], switches to 0 then 43 (index 1).
+        let mut packed_pids = Vec::new();
+        prost::encoding::encode_varint(0, &mut packed_pids);
+        prost::encoding::encode_varint(43, &mut packed_pids);
+        let mut packed_comms = Vec::new();
+        prost::encoding::encode_varint(0, &mut packed_comms);
+        prost::encoding::encode_varint(1, &mut packed_comms);
+        let mut compact = Vec::new();
+        len(&mut compact, COMPACT_INTERN_TABLE, b"swapper", false);
+        len(&mut compact, COMPACT_INTERN_TABLE, b"RenderThread", false);
+        len(&mut compact, COMPACT_NEXT_PID, &packed_pids, false);
+        len(&mut compact, COMPACT_NEXT_COMM_INDEX, &packed_comms, false);
+        let mut bundle = Vec::new();
+        len(&mut bundle, BUNDLE_EVENT, &event, true);
+        len(&mut bundle, BUNDLE_COMPACT_SCHED, &compact, false);
+        let read = |names| {
+            let mut items = Vec::new();
+            walk(&bundle, names, &mut |i| items.push(i)).unwrap();
+            items
+        };
+        assert_eq!(read(false), []);
+        assert_eq!(
+            read(true),
+            [
+                FtraceItem::Comm {
+                    tid: 42,
+                    comm: b"RenderThread"
+                },
+                FtraceItem::Comm {
+                    tid: 0,
+                    comm: b"swapper"
+                },
+                FtraceItem::Comm {
+                    tid: 43,
+                    comm: b"RenderThread"
+                },
+            ]
+        );
     }
 }

@@ -49,6 +49,8 @@ pub struct DecodeSummary {
     /// FrameTimeline events and atrace lines dropped because no ClockSnapshot relates their clock to the trace
     /// clock (or their ftrace clock is one ftl does not convert).
     pub unconvertible_timestamps: u64,
+    /// ftrace `print` events read.
+    pub atrace_lines: u64,
     /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
     pub atrace_parse_failures: u64,
     /// TrackEvents ftl cannot place: no `track_uuid` (a sequence's default track), or an interned name only.

@@ -91,6 +91,8 @@ pub(super) struct PacketDecoder<'s> {
     default_clock: HashMap<u32, u32>,
     /// Events waiting for a clock snapshot: (clock, raw ts, event).
     pending: Vec<(u32, u64, Timed)>,
+    /// The last scheduler name given per thread (names are emitted when they change).
+    comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
     pub(super) summary: DecodeSummary,
 }
 
@@ -101,6 +103,7 @@ impl<'s> PacketDecoder<'s> {
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
             pending: Vec::new(),
+            comms: Default::default(),
             summary: DecodeSummary::default(),
         }
     }
@@ -294,7 +297,10 @@ impl<'s> PacketDecoder<'s> {
     /// The atrace lines and thread names of one ftrace bundle.
     fn ftrace(&mut self, bundle: &[u8]) {
         let mut items = Vec::new();
-        let clock = match ftrace::walk(bundle, &mut |item| items.push(item)) {
+        // Thread names from the scheduler only once some thread writes atrace lines: they are what the names
+        // are for, and the scheduler events of a trace without any cost nothing then.
+        let names = self.summary.atrace_lines > 0;
+        let clock = match ftrace::walk(bundle, names, &mut |item| items.push(item)) {
             Ok(clock) => clock,
             Err(_) => {
                 self.summary.malformed_packets += 1;
@@ -308,7 +314,19 @@ impl<'s> PacketDecoder<'s> {
                     tgid: None,
                     name: Some(name),
                 }),
+                FtraceItem::Comm { tid, comm } => {
+                    if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
+                        continue;
+                    }
+                    self.comms.insert(tid, comm.into());
+                    (self.sink)(Event::Thread {
+                        tid,
+                        tgid: None,
+                        name: Some(String::from_utf8_lossy(comm).into_owned()),
+                    });
+                }
                 FtraceItem::Print { ts, tid, buf } => {
+                    self.summary.atrace_lines += 1;
                     let event = match atrace::parse(buf) {
                         Parsed::Kept(event) => event,
                         Parsed::Unused => continue,

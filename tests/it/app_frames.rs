@@ -181,3 +181,49 @@ fn a_window_keeps_only_frames_that_start_and_present_inside() {
     assert!(!got.is_empty() && got.len() < all.len());
     assert_eq!(got, inside);
 }
+
+#[test]
+fn macrobenchmark_on_the_pixel6a_matches_its_frames_rows() {
+    // The benchmark app's frames: doFrame on the main thread, DrawFrame on the thread the scheduler names
+    // RenderThread (its name comes from compact_sched: the process tree has no thread names).
+    let trace = shared().join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    let package = "androidx.benchmark.integration.macrobenchmark.target";
+    let json: Value = serde_json::from_str(&ftl_ok(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--format",
+        "json",
+        "--macrobenchmark",
+        package,
+    ]))
+    .unwrap();
+    let m = &json["macrobenchmark"];
+    assert!(m.get("error").is_none(), "{m}");
+    let n = |r: &BTreeMap<String, String>, k: &str| r[k].parse::<i64>().unwrap();
+    let rows: Vec<BTreeMap<String, String>> = frames(&trace, &[])
+        .into_iter()
+        .filter(|r| r["process_name"] == package && !r["render_thread_end_ns"].is_empty())
+        .collect();
+    let cpu: Vec<f64> = rows
+        .iter()
+        .map(|r| (n(r, "render_thread_end_ns") - n(r, "ui_thread_start_ns")) as f64 / 1e6)
+        .collect();
+    // Macrobenchmark's overrun: max(actual end, RenderThread end) − expected end.
+    let overrun: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            let end = n(r, "actual_end_ns").max(n(r, "render_thread_end_ns"));
+            (end - n(r, "expected_end_ns")) as f64 / 1e6
+        })
+        .collect();
+    assert_eq!(m["metrics"]["frameCount"]["runs"][0], rows.len() as f64);
+    assert_eq!(
+        m["sampledMetrics"]["frameDurationCpuMs"]["runs"][0],
+        serde_json::json!(cpu)
+    );
+    assert_eq!(
+        m["sampledMetrics"]["frameOverrunMs"]["runs"][0],
+        serde_json::json!(overrun)
+    );
+    assert_eq!(rows.len(), 2);
+}
