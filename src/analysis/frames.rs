@@ -2,7 +2,7 @@
 //! it (present time = the DisplayFrame's actual end = present fence), and every actual DisplayFrame with its
 //! expected slice.
 
-use super::app::blame::{late_stage, AppWork, FrameDeadline, LateStage};
+use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, LateStage};
 use super::classify::Derived;
 use super::explain::attribution;
 use crate::model::jank::JankTypeNames;
@@ -83,16 +83,11 @@ pub struct FrameRow {
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
     pub attribution: Option<&'static str>,
-    /// Start of the frame's `Choreographer#doFrame <token>` on the UI thread (app atrace), ns.
-    pub ui_thread_start_ns: Option<i64>,
-    /// Its duration, ns.
-    pub ui_thread_dur_ns: Option<i64>,
-    /// Start of the frame's first `DrawFrame <token>` on the RenderThread, ns.
-    pub render_thread_start_ns: Option<i64>,
-    /// End of its last `DrawFrame`, ns.
-    pub render_thread_end_ns: Option<i64>,
-    /// DrawFrame end − doFrame start (Macrobenchmark's frameDurationCpu), ns.
-    pub frame_cpu_dur_ns: Option<i64>,
+    /// The app's atrace work on the frame: columns `ui_thread_start_ns` (its `Choreographer#doFrame <token>`),
+    /// `ui_thread_dur_ns`, `render_thread_start_ns` / `render_thread_end_ns` (its `DrawFrame <token>`s) and
+    /// `frame_cpu_dur_ns` (DrawFrame end − doFrame start: Macrobenchmark's frameDurationCpu), ns.
+    #[serde(flatten)]
+    pub app_work: AppWorkColumns,
     /// The stage that made the frame late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
     /// `stuffing`; see `ftl explain stages`); `None` when it was not late.
     pub late_stage: Option<LateStage>,
@@ -273,12 +268,8 @@ pub fn frame_rows(
             agrees,
             disagreement_reason,
             attribution: attribution(s.jank_bits(), false),
-            ui_thread_start_ns: w.ui_start_ns,
-            ui_thread_dur_ns: w.ui_dur_ns,
-            render_thread_start_ns: w.rt_start_ns,
-            render_thread_end_ns: w.rt_end_ns,
-            frame_cpu_dur_ns: w.cpu_dur_ns(),
             late_stage: late_stage(&deadline, &w),
+            app_work: w.into(),
         })
     }));
     fill_present_intervals(&mut rows);

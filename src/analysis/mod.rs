@@ -322,10 +322,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         surface_frames_without_app_sections: if work.is_empty() {
             0
         } else {
-            frames
-                .iter()
-                .filter(|f| f.ui_thread_start_ns.is_none() && f.render_thread_end_ns.is_none())
-                .count() as u64
+            frames.iter().filter(|f| f.app_work.0.is_none()).count() as u64
         },
         atrace_parse_failures: d.atrace_parse_failures,
     };

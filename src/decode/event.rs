@@ -172,7 +172,7 @@ pub enum Event {
         /// The event's name (`None` for ends and interned names).
         name: Option<String>,
     },
-    /// A thread's process or name: `ProcessTree.threads`, ftrace `task_newtask` / `task_rename`.
+    /// A thread's process and name from `ProcessTree.threads`.
     Thread {
         /// Thread id.
         tid: i32,
@@ -180,5 +180,13 @@ pub enum Event {
         tgid: Option<i32>,
         /// Its name (`comm`), if the source says.
         name: Option<String>,
+    },
+    /// A thread's name from ftrace: `task_newtask`, `task_rename`, or the scheduler's `comm` (which a process
+    /// tree's name outranks, as in Perfetto's `ThreadNamePriority`).
+    ThreadName {
+        /// Thread id.
+        tid: i32,
+        /// Its name.
+        name: String,
     },
 }

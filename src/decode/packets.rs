@@ -91,7 +91,7 @@ pub(super) struct PacketDecoder<'s> {
     default_clock: HashMap<u32, u32>,
     /// Events waiting for a clock snapshot: (clock, raw ts, event).
     pending: Vec<(u32, u64, Timed)>,
-    /// The last scheduler name given per thread (names are emitted when they change).
+    /// The last ftrace name given per thread (scheduler names are emitted when they change it).
     comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
     pub(super) summary: DecodeSummary,
 }
@@ -309,20 +309,19 @@ impl<'s> PacketDecoder<'s> {
         };
         for item in items {
             match item {
-                FtraceItem::ThreadName { tid, name } => (self.sink)(Event::Thread {
-                    tid,
-                    tgid: None,
-                    name: Some(name),
-                }),
+                FtraceItem::ThreadName { tid, name } => {
+                    // The latest ftrace name of the thread, whichever event gave it.
+                    self.comms.insert(tid, name.as_bytes().into());
+                    (self.sink)(Event::ThreadName { tid, name });
+                }
                 FtraceItem::Comm { tid, comm } => {
                     if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
                         continue;
                     }
                     self.comms.insert(tid, comm.into());
-                    (self.sink)(Event::Thread {
+                    (self.sink)(Event::ThreadName {
                         tid,
-                        tgid: None,
-                        name: Some(String::from_utf8_lossy(comm).into_owned()),
+                        name: String::from_utf8_lossy(comm).into_owned(),
                     });
                 }
                 FtraceItem::Print { ts, tid, buf } => {

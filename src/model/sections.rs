@@ -133,6 +133,8 @@ struct ThreadEvent {
 struct ThreadState {
     info: ThreadInfo,
     events: Vec<ThreadEvent>,
+    /// The name came from a process tree, which ftrace's names do not override.
+    named_by_tree: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -207,14 +209,24 @@ impl SectionsBuilder {
         }
     }
 
-    /// Records a thread's process and/or name.
+    /// Records a thread's process and/or name from a process tree (or a track descriptor).
     pub fn thread(&mut self, tid: i32, pid: Option<i32>, name: Option<String>) {
-        let info = &mut self.threads.entry(tid).or_default().info;
+        let state = self.threads.entry(tid).or_default();
         if pid.is_some() {
-            info.pid = pid;
+            state.info.pid = pid;
         }
         if name.is_some() {
-            info.name = name;
+            state.info.name = name;
+            state.named_by_tree = true;
+        }
+    }
+
+    /// Records a thread's name from ftrace (`task_newtask`, `task_rename`, the scheduler's comm): the latest
+    /// wins, unless a process tree named the thread (Perfetto's `ThreadNamePriority`: process tree over ftrace).
+    pub fn ftrace_thread_name(&mut self, tid: i32, name: String) {
+        let state = self.threads.entry(tid).or_default();
+        if !state.named_by_tree {
+            state.info.name = Some(name);
         }
     }
 
@@ -484,7 +496,13 @@ impl SectionsBuilder {
         let mut threads = BTreeMap::new();
         // The open slices of a thread, innermost last (`None` for a slice not kept).
         let mut stack: Vec<Option<usize>> = Vec::new();
-        for (tid, ThreadState { info, mut events }) in std::mem::take(&mut self.threads) {
+        for (
+            tid,
+            ThreadState {
+                info, mut events, ..
+            },
+        ) in std::mem::take(&mut self.threads)
+        {
             threads.insert(tid, info);
             if !events.is_sorted_by_key(|e| e.ts) {
                 events.sort_by_key(|e| e.ts);

@@ -412,12 +412,13 @@ fn pixel6a_app_layers_get_ui_thread_and_renderthread_lanes_coloured_by_late_stag
         .unwrap();
     let app = splash.app.as_ref().unwrap();
     let purple = stage_rgb(LateStage::UiThread);
-    let ui_start = janky.ui_thread_start_ns.unwrap();
+    let work = janky.app_work.get();
+    let ui_start = work.ui_start_ns.unwrap();
     assert_eq!(
         app.ui,
         vec![Bar {
             start_ns: ui_start,
-            end_ns: ui_start + janky.ui_thread_dur_ns.unwrap(),
+            end_ns: ui_start + work.ui_dur_ns.unwrap(),
             rgb: purple,
             janky: true,
             row: 0,
@@ -428,11 +429,7 @@ fn pixel6a_app_layers_get_ui_thread_and_renderthread_lanes_coloured_by_late_stag
             .iter()
             .map(|b| (b.start_ns, b.end_ns, b.rgb))
             .collect::<Vec<_>>(),
-        vec![(
-            janky.render_thread_start_ns.unwrap(),
-            janky.render_thread_end_ns.unwrap(),
-            purple
-        )]
+        vec![(work.rt_start_ns.unwrap(), work.rt_end_ns.unwrap(), purple)]
     );
     assert_eq!(app.late, vec![(LateStage::UiThread, 1)]);
     // The other layers' frames were on time.

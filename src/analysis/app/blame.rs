@@ -6,6 +6,7 @@
 use super::stdlib::FrameSection;
 use crate::model::jank::bits;
 use rustc_hash::FxHashMap;
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 /// The app's work on one frame, ns on the trace clock; `None` where the trace has no such section.
@@ -29,6 +30,38 @@ impl AppWork {
     /// Macrobenchmark's `frameDurationCpuNs` for this frame: DrawFrame end − doFrame start, ns.
     pub fn cpu_dur_ns(&self) -> Option<i64> {
         Some(self.rt_end_ns? - self.ui_start_ns?)
+    }
+}
+
+/// The app's work on one frame as the `ftl frames` columns `ui_thread_start_ns`, `ui_thread_dur_ns`,
+/// `render_thread_start_ns`, `render_thread_end_ns`, `frame_cpu_dur_ns` (null when the trace has no such section).
+/// Boxed, so that a frame without app sections — every frame of a trace without atrace — costs one pointer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AppWorkColumns(pub Option<Box<AppWork>>);
+
+impl AppWorkColumns {
+    /// The work (all `None` when absent).
+    pub fn get(&self) -> AppWork {
+        self.0.as_deref().copied().unwrap_or_default()
+    }
+}
+
+impl From<AppWork> for AppWorkColumns {
+    fn from(w: AppWork) -> Self {
+        AppWorkColumns((w != AppWork::default()).then(|| Box::new(w)))
+    }
+}
+
+impl Serialize for AppWorkColumns {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let w = self.get();
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("ui_thread_start_ns", &w.ui_start_ns)?;
+        map.serialize_entry("ui_thread_dur_ns", &w.ui_dur_ns)?;
+        map.serialize_entry("render_thread_start_ns", &w.rt_start_ns)?;
+        map.serialize_entry("render_thread_end_ns", &w.rt_end_ns)?;
+        map.serialize_entry("frame_cpu_dur_ns", &w.cpu_dur_ns())?;
+        map.end()
     }
 }
 

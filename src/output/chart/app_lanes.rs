@@ -50,17 +50,22 @@ pub fn build(frames: &[&FrameRow]) -> Option<AppLanes> {
     let with_sections: Vec<&FrameRow> = frames
         .iter()
         .copied()
-        .filter(|f| f.ui_thread_start_ns.is_some() || f.render_thread_start_ns.is_some())
+        .filter(|f| {
+            let w = f.app_work.get();
+            w.ui_start_ns.is_some() || w.rt_start_ns.is_some()
+        })
         .collect();
     if with_sections.is_empty() {
         return None;
     }
     let ui = lane(&with_sections, |f| {
-        let start = f.ui_thread_start_ns?;
-        Some((start, f.ui_thread_dur_ns.map(|d| start + d)))
+        let w = f.app_work.get();
+        let start = w.ui_start_ns?;
+        Some((start, w.ui_dur_ns.map(|d| start + d)))
     });
     let render = lane(&with_sections, |f| {
-        Some((f.render_thread_start_ns?, f.render_thread_end_ns))
+        let w = f.app_work.get();
+        Some((w.rt_start_ns?, w.rt_end_ns))
     });
     let late = LateStage::ALL
         .iter()
@@ -103,13 +108,17 @@ fn lane(frames: &[&FrameRow], section: Section) -> Vec<Bar> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::app::blame::AppWork;
 
     fn frame(ui: Option<(i64, i64)>, rt: Option<(i64, i64)>, stage: Option<LateStage>) -> FrameRow {
         FrameRow {
-            ui_thread_start_ns: ui.map(|u| u.0),
-            ui_thread_dur_ns: ui.map(|u| u.1 - u.0),
-            render_thread_start_ns: rt.map(|r| r.0),
-            render_thread_end_ns: rt.map(|r| r.1),
+            app_work: AppWork {
+                ui_start_ns: ui.map(|u| u.0),
+                ui_dur_ns: ui.map(|u| u.1 - u.0),
+                rt_start_ns: rt.map(|r| r.0),
+                rt_end_ns: rt.map(|r| r.1),
+            }
+            .into(),
             late_stage: stage,
             ..Default::default()
         }
