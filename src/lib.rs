@@ -158,16 +158,19 @@ pub fn load_path_in(path: &Path, windows: &model::window::WindowSpec) -> Result<
 /// [`load_path_in`] for a file already known to be (or to be meant as) a Perfetto trace.
 fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
     let opened = input::open(path)?;
-    let mut builder = TimelineBuilder::with_sections(model::SectionFilter {
+    let filter = model::SectionFilter {
         markers: windows.markers.clone(),
-    });
-    let decode =
-        decode::decode(opened.reader, &mut |e| builder.push(e)).map_err(|e| Error::Decode {
-            path: path.to_path_buf(),
-            offset: e.offset,
-            packet: e.packet,
-            kind: e.kind,
-        })?;
+    };
+    let mut builder = TimelineBuilder::with_sections(filter.clone());
+    let decode = decode::decode_keeping(opened.reader, &|name| filter.keeps(name), &mut |e| {
+        builder.push(e)
+    })
+    .map_err(|e| Error::Decode {
+        path: path.to_path_buf(),
+        offset: e.offset,
+        packet: e.packet,
+        kind: e.kind,
+    })?;
     if builder.frame_timeline_events() == 0 {
         if decode.packets == 0 {
             return Err(Error::Decode {

@@ -6,7 +6,8 @@
 /// decides it). Counters (`C|`) are recognised but not kept: ftl has no use for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Atrace {
-    /// `B|tgid|name`: begin a slice on the writing thread; the name is the rest of the line (`|` included).
+    /// `B|tgid|name`: begin a slice on the writing thread; the name is the rest of the line (`|` included), or
+    /// empty when the caller of [`parse`] does not keep it.
     Begin {
         /// Process id from the line.
         tgid: u32,
@@ -62,8 +63,9 @@ pub enum Parsed {
     Invalid,
 }
 
-/// Parses one atrace line.
-pub fn parse(buf: &[u8]) -> Parsed {
+/// Parses one atrace line. A `B` line's name is copied only when `keep_name` says so; otherwise it is left
+/// empty (a real empty name reads `[empty slice name]`), which spares an allocation for most lines of a trace.
+pub fn parse(buf: &[u8], keep_name: &dyn Fn(&str) -> bool) -> Parsed {
     let mut len = buf.len();
     while len > 0 && matches!(buf[len - 1], b'\n' | b'\0') {
         len -= 1;
@@ -93,7 +95,15 @@ pub fn parse(buf: &[u8]) -> Parsed {
             let name = if after_tgid.is_empty() {
                 "[empty slice name]".into()
             } else {
-                text(after_tgid)
+                let name = match std::str::from_utf8(after_tgid) {
+                    Ok(name) => std::borrow::Cow::Borrowed(name),
+                    Err(_) => String::from_utf8_lossy(after_tgid),
+                };
+                if keep_name(&name) {
+                    name.into_owned()
+                } else {
+                    String::new()
+                }
             };
             return Parsed::Kept(Atrace::Begin { tgid, name });
         }
@@ -207,7 +217,7 @@ mod tests {
     use super::*;
 
     fn kept(s: &str) -> Atrace {
-        match parse(s.as_bytes()) {
+        match parse(s.as_bytes(), &|_| true) {
             Parsed::Kept(a) => a,
             other => panic!("{s:?} gave {other:?}"),
         }
@@ -229,7 +239,7 @@ mod tests {
                 name: "[empty slice name]".into()
             }
         );
-        assert_eq!(parse(b"B|x|name"), Parsed::Invalid);
+        assert_eq!(parse(b"B|x|name", &|_| true), Parsed::Invalid);
     }
 
     #[test]
@@ -282,8 +292,8 @@ mod tests {
                 cookie: 5
             }
         );
-        assert_eq!(parse(b"S|9|name|notanumber"), Parsed::Invalid);
-        assert_eq!(parse(b"S|9||5"), Parsed::Invalid);
+        assert_eq!(parse(b"S|9|name|notanumber", &|_| true), Parsed::Invalid);
+        assert_eq!(parse(b"S|9||5", &|_| true), Parsed::Invalid);
     }
 
     #[test]
@@ -304,7 +314,7 @@ mod tests {
                 name: "FT#begin#0".into()
             }
         );
-        assert_eq!(parse(b"N|9|track|"), Parsed::Invalid);
+        assert_eq!(parse(b"N|9|track|", &|_| true), Parsed::Invalid);
     }
 
     #[test]
@@ -352,7 +362,7 @@ mod tests {
 
     #[test]
     fn fields_split_on_the_first_two_bars() {
-        assert_eq!(parse(b"|12|x"), Parsed::Invalid);
+        assert_eq!(parse(b"|12|x", &|_| true), Parsed::Invalid);
         assert_eq!(kept("E|"), Atrace::End { tgid: 0 });
         assert_eq!(kept("Ex"), Atrace::End { tgid: 0 });
         assert_eq!(
@@ -362,14 +372,33 @@ mod tests {
                 name: "a|b".into()
             }
         );
-        assert_eq!(parse(b"B|3"), parse(b"B|3|"));
+        assert_eq!(parse(b"B|3", &|_| true), parse(b"B|3|", &|_| true));
     }
 
     #[test]
     fn counters_are_valid_but_unused() {
-        assert_eq!(parse(b"C|9|Heap|123\n"), Parsed::Unused);
-        assert_eq!(parse(b"C|9|Heap|x"), Parsed::Invalid);
-        assert_eq!(parse(b""), Parsed::Invalid);
-        assert_eq!(parse(b"hello world"), Parsed::Invalid);
+        assert_eq!(parse(b"C|9|Heap|123\n", &|_| true), Parsed::Unused);
+        assert_eq!(parse(b"C|9|Heap|x", &|_| true), Parsed::Invalid);
+        assert_eq!(parse(b"", &|_| true), Parsed::Invalid);
+        assert_eq!(parse(b"hello world", &|_| true), Parsed::Invalid);
+    }
+
+    #[test]
+    fn begin_names_not_kept_are_left_empty() {
+        let keep = |n: &str| n.starts_with("DrawFrame");
+        assert_eq!(
+            parse(b"B|3|measure", &keep),
+            Parsed::Kept(Atrace::Begin {
+                tgid: 3,
+                name: String::new()
+            })
+        );
+        assert_eq!(
+            parse(b"B|3|DrawFrame 9", &keep),
+            Parsed::Kept(Atrace::Begin {
+                tgid: 3,
+                name: "DrawFrame 9".into()
+            })
+        );
     }
 }

@@ -79,7 +79,17 @@ pub fn decode<R: BufRead>(
     reader: R,
     sink: &mut dyn FnMut(Event),
 ) -> Result<DecodeSummary, DecodeError> {
-    let mut decoder = packets::PacketDecoder::new(sink);
+    decode_keeping(reader, &|_| true, sink)
+}
+
+/// [`decode`], giving [`Atrace::Begin`] names only where `keep_name` says so (the others arrive empty): the
+/// model keeps a few section names out of the many an atrace-heavy trace holds, and most need no copy.
+pub fn decode_keeping<R: BufRead>(
+    reader: R,
+    keep_name: &dyn Fn(&str) -> bool,
+    sink: &mut dyn FnMut(Event),
+) -> Result<DecodeSummary, DecodeError> {
+    let mut decoder = packets::PacketDecoder::new(sink, keep_name);
     decoder.run(reader)?;
     Ok(decoder.summary)
 }

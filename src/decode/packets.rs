@@ -86,6 +86,8 @@ impl Timed {
 /// Walks packets and emits events; one per trace.
 pub(super) struct PacketDecoder<'s> {
     sink: &'s mut dyn FnMut(Event),
+    /// Which atrace `B` names to copy (see [`super::decode_keeping`]).
+    keep_name: &'s dyn Fn(&str) -> bool,
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
@@ -97,9 +99,10 @@ pub(super) struct PacketDecoder<'s> {
 }
 
 impl<'s> PacketDecoder<'s> {
-    pub(super) fn new(sink: &'s mut dyn FnMut(Event)) -> Self {
+    pub(super) fn new(sink: &'s mut dyn FnMut(Event), keep_name: &'s dyn Fn(&str) -> bool) -> Self {
         PacketDecoder {
             sink,
+            keep_name,
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
             pending: Vec::new(),
@@ -326,7 +329,7 @@ impl<'s> PacketDecoder<'s> {
                 }
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
-                    let event = match atrace::parse(buf) {
+                    let event = match atrace::parse(buf, self.keep_name) {
                         Parsed::Kept(event) => event,
                         Parsed::Unused => continue,
                         Parsed::Invalid => {
