@@ -65,7 +65,7 @@ pub enum Parsed {
 
 /// Parses one atrace line. A `B` line's name is copied only when `keep_name` says so; otherwise it is left
 /// empty (a real empty name reads `[empty slice name]`), which spares an allocation for most lines of a trace.
-pub fn parse(buf: &[u8], keep_name: &dyn Fn(&str) -> bool) -> Parsed {
+pub fn parse(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Parsed {
     let mut len = buf.len();
     while len > 0 && matches!(buf[len - 1], b'\n' | b'\0') {
         len -= 1;
@@ -94,16 +94,10 @@ pub fn parse(buf: &[u8], keep_name: &dyn Fn(&str) -> bool) -> Parsed {
         (b'B', Some(tgid)) => {
             let name = if after_tgid.is_empty() {
                 "[empty slice name]".into()
+            } else if keep_name(after_tgid) {
+                String::from_utf8_lossy(after_tgid).into_owned()
             } else {
-                let name = match std::str::from_utf8(after_tgid) {
-                    Ok(name) => std::borrow::Cow::Borrowed(name),
-                    Err(_) => String::from_utf8_lossy(after_tgid),
-                };
-                if keep_name(&name) {
-                    name.into_owned()
-                } else {
-                    String::new()
-                }
+                String::new()
             };
             return Parsed::Kept(Atrace::Begin { tgid, name });
         }
@@ -385,7 +379,7 @@ mod tests {
 
     #[test]
     fn begin_names_not_kept_are_left_empty() {
-        let keep = |n: &str| n.starts_with("DrawFrame");
+        let keep = |n: &[u8]| n.starts_with(b"DrawFrame");
         assert_eq!(
             parse(b"B|3|measure", &keep),
             Parsed::Kept(Atrace::Begin {

@@ -86,7 +86,7 @@ pub fn decode<R: BufRead>(
 /// model keeps a few section names out of the many an atrace-heavy trace holds, and most need no copy.
 pub fn decode_keeping<R: BufRead>(
     reader: R,
-    keep_name: &dyn Fn(&str) -> bool,
+    keep_name: &dyn Fn(&[u8]) -> bool,
     sink: &mut dyn FnMut(Event),
 ) -> Result<DecodeSummary, DecodeError> {
     let mut decoder = packets::PacketDecoder::new(sink, keep_name);

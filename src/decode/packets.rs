@@ -87,7 +87,7 @@ impl Timed {
 pub(super) struct PacketDecoder<'s> {
     sink: &'s mut dyn FnMut(Event),
     /// Which atrace `B` names to copy (see [`super::decode_keeping`]).
-    keep_name: &'s dyn Fn(&str) -> bool,
+    keep_name: &'s dyn Fn(&[u8]) -> bool,
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
@@ -99,7 +99,10 @@ pub(super) struct PacketDecoder<'s> {
 }
 
 impl<'s> PacketDecoder<'s> {
-    pub(super) fn new(sink: &'s mut dyn FnMut(Event), keep_name: &'s dyn Fn(&str) -> bool) -> Self {
+    pub(super) fn new(
+        sink: &'s mut dyn FnMut(Event),
+        keep_name: &'s dyn Fn(&[u8]) -> bool,
+    ) -> Self {
         PacketDecoder {
             sink,
             keep_name,

@@ -24,16 +24,23 @@ pub const FRAME_SECTION_PREFIXES: [&str; 4] = ["Choreographer#doFrame", "DrawFra
 impl SectionFilter {
     /// True if a section named `name` is kept.
     pub fn keeps(&self, name: &str) -> bool {
-        FRAME_SECTION_PREFIXES.iter().any(|p| name.starts_with(p))
+        self.keeps_bytes(name.as_bytes())
+    }
+
+    /// [`SectionFilter::keeps`] on a name's bytes (as an atrace line holds it, before any UTF-8 check).
+    pub fn keeps_bytes(&self, name: &[u8]) -> bool {
+        FRAME_SECTION_PREFIXES
+            .iter()
+            .any(|p| name.starts_with(p.as_bytes()))
             || self.markers.iter().any(|m| marker_matches(m, name))
     }
 }
 
 /// `--marker` matching: `pattern` equals `name`, or ends in `*` and the rest is a prefix of `name`.
-pub fn marker_matches(pattern: &str, name: &str) -> bool {
+pub fn marker_matches(pattern: &str, name: &[u8]) -> bool {
     match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => name == pattern,
+        Some(prefix) => name.starts_with(prefix.as_bytes()),
+        None => name == pattern.as_bytes(),
     }
 }
 
@@ -704,8 +711,8 @@ mod tests {
 
     #[test]
     fn marker_patterns() {
-        assert!(marker_matches("Run", "Run"));
-        assert!(!marker_matches("Run", "Run 2"));
-        assert!(marker_matches("Run*", "Run 2"));
+        assert!(marker_matches("Run", b"Run"));
+        assert!(!marker_matches("Run", b"Run 2"));
+        assert!(marker_matches("Run*", b"Run 2"));
     }
 }

@@ -108,7 +108,7 @@ pub fn spans(spec: &WindowSpec, timeline: &Timeline) -> Result<Vec<Span>, String
             .map(|s| (s.name, s.ts, s.dur))
             .chain(app.async_sections.iter().map(|s| (s.name, s.ts, s.dur)));
         for (name, ts, dur) in named {
-            if marker_matches(marker, app.name(name)) {
+            if marker_matches(marker, app.name(name).as_bytes()) {
                 out.push(Span {
                     label: app.name(name).to_string(),
                     start_ns: ts,
