@@ -1,5 +1,5 @@
 //! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines), the
-//! thread names of `task_newtask` / `task_rename`, and — when asked — the scheduler's names of the threads it
+//! thread names of `task_newtask` / `task_rename`, and — for the threads asked about — the scheduler's names of the threads it
 //! switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that make up most of a trace are
 //! skipped without decoding a varint when laid out as traced_probes writes them ([`skip_event`]), and `print`
 //! events are read in one pass ([`plain_print`]); anything else goes through the general field loop ([`event`]),
@@ -69,18 +69,19 @@ pub(super) enum FtraceItem<'a> {
 /// Walks one bundle. Returns the builtin clock id of its timestamps, or `None` for an ftrace clock ftl cannot
 /// convert (global / local: Perfetto applies per-bundle offsets ftl does not read); items are emitted either way.
 ///
-/// With `names`, the scheduler's thread names are read too (`sched_switch` events and `compact_sched`), as
+/// With `names`, the scheduler's names of the threads it accepts are read too (`sched_switch` events and
+/// `compact_sched`), as
 /// [`FtraceItem::Comm`]; without, those events are skipped like any other.
 pub(super) fn walk<'a>(
     bundle: &'a [u8],
-    names: bool,
+    names: Option<&dyn Fn(i32) -> bool>,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<Option<u32>, WireError> {
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
     let mut wire = Bytes::new(bundle);
     while !wire.at_eof() {
         // Most events are skipped whole, without decoding a varint.
-        if let Some(next) = skip_event(bundle, wire.pos, names) {
+        if let Some(next) = skip_event(bundle, wire.pos, names.is_some()) {
             wire.pos = next;
             continue;
         }
@@ -94,7 +95,10 @@ pub(super) fn walk<'a>(
                 }
             }
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
-            (BUNDLE_COMPACT_SCHED, LEN) if names => compact_sched(wire.bytes()?, emit)?,
+            (BUNDLE_COMPACT_SCHED, LEN) => match names {
+                Some(wanted) => compact_sched(wire.bytes()?, wanted, emit)?,
+                None => wire.skip_value(LEN)?,
+            },
             _ => wire.skip_value(wire_type)?,
         }
     }
@@ -338,7 +342,7 @@ fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
 /// One `FtraceEvent`: header fields, then the payload if it is one ftl keeps.
 fn event<'a>(
     bytes: &'a [u8],
-    names: bool,
+    names: Option<&dyn Fn(i32) -> bool>,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(bytes);
@@ -360,7 +364,7 @@ fn event<'a>(
                     _ => thread_name(payload, RENAME_PID, RENAME_NEWCOMM, emit)?,
                 }
             }
-            (EVENT_SCHED_SWITCH, LEN) if names => {
+            (EVENT_SCHED_SWITCH, LEN) if names.is_some() => {
                 let payload = wire.bytes()?;
                 let mut w = Bytes::new(payload);
                 let (mut next_tid, mut comm) = (None, None);
@@ -371,7 +375,10 @@ fn event<'a>(
                         (_, wt) => w.skip_value(wt)?,
                     }
                 }
-                if let (Some(tid), Some(comm)) = (next_tid, comm.filter(|c| !c.is_empty())) {
+                let wanted = |tid: &i32| names.is_some_and(|want| want(*tid));
+                if let (Some(tid), Some(comm)) =
+                    (next_tid.filter(wanted), comm.filter(|c| !c.is_empty()))
+                {
                     emit(FtraceItem::Comm { tid, comm });
                 }
                 return Ok(());
@@ -385,7 +392,11 @@ fn event<'a>(
 }
 
 /// `FtraceEventBundle.compact_sched`: each switched-to thread with its interned comm.
-fn compact_sched<'a>(msg: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<(), WireError> {
+fn compact_sched<'a>(
+    msg: &'a [u8],
+    wanted: &dyn Fn(i32) -> bool,
+    emit: &mut dyn FnMut(FtraceItem<'a>),
+) -> Result<(), WireError> {
     let mut wire = Bytes::new(msg);
     let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
     let packed = |bytes: &[u8], out: &mut Vec<u64>| -> Result<(), WireError> {
@@ -404,6 +415,9 @@ fn compact_sched<'a>(msg: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Res
         }
     }
     for (&tid, &index) in pids.iter().zip(&comms) {
+        if !wanted(tid as i32) {
+            continue;
+        }
         let comm = usize::try_from(index).ok().and_then(|i| table.get(i));
         if let Some(comm) = comm.filter(|c| !c.is_empty()) {
             emit(FtraceItem::Comm {
@@ -512,7 +526,7 @@ mod tests {
             let (field, wire_type) = wire.key().map_err(err)?;
             match (field, wire_type) {
                 (BUNDLE_EVENT, LEN) => {
-                    event(wire.bytes().map_err(err)?, false, &mut |i| items.push(i)).map_err(err)?
+                    event(wire.bytes().map_err(err)?, None, &mut |i| items.push(i)).map_err(err)?
                 }
                 (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint().map_err(err)?,
                 _ => wire.skip_value(wire_type).map_err(err)?,
@@ -528,7 +542,7 @@ mod tests {
 
     fn walk_fast(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
         let mut items = Vec::new();
-        let clock = walk(bundle, false, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
+        let clock = walk(bundle, None, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
         Ok((clock, items))
     }
 
@@ -730,14 +744,27 @@ mod tests {
         let mut bundle = Vec::new();
         len(&mut bundle, BUNDLE_EVENT, &event, true);
         len(&mut bundle, BUNDLE_COMPACT_SCHED, &compact, false);
-        let read = |names| {
+        let read = |names: Option<&dyn Fn(i32) -> bool>| {
             let mut items = Vec::new();
             walk(&bundle, names, &mut |i| items.push(i)).unwrap();
             items
         };
-        assert_eq!(read(false), []);
+        assert_eq!(read(None), []);
         assert_eq!(
-            read(true),
+            read(Some(&|tid| tid != 0)),
+            [
+                FtraceItem::Comm {
+                    tid: 42,
+                    comm: b"RenderThread"
+                },
+                FtraceItem::Comm {
+                    tid: 43,
+                    comm: b"RenderThread"
+                },
+            ]
+        );
+        assert_eq!(
+            read(Some(&|_| true)),
             [
                 FtraceItem::Comm {
                     tid: 42,

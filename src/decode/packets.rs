@@ -95,6 +95,8 @@ pub(super) struct PacketDecoder<'s> {
     pending: Vec<(u32, u64, Timed)>,
     /// The last ftrace name given per thread (scheduler names are emitted when they change it).
     comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
+    /// Threads that wrote a section the model keeps: the ones whose scheduler names are read.
+    named_writers: rustc_hash::FxHashSet<i32>,
     pub(super) summary: DecodeSummary,
 }
 
@@ -110,6 +112,7 @@ impl<'s> PacketDecoder<'s> {
             default_clock: HashMap::new(),
             pending: Vec::new(),
             comms: Default::default(),
+            named_writers: Default::default(),
             summary: DecodeSummary::default(),
         }
     }
@@ -303,9 +306,11 @@ impl<'s> PacketDecoder<'s> {
     /// The atrace lines and thread names of one ftrace bundle.
     fn ftrace(&mut self, bundle: &[u8]) {
         let mut items = Vec::new();
-        // Thread names from the scheduler only once some thread writes atrace lines: they are what the names
-        // are for, and the scheduler events of a trace without any cost nothing then.
-        let names = self.summary.atrace_lines > 0;
+        // The scheduler's names only of the threads that wrote a kept section (a DrawFrame's RenderThread): they
+        // are what the names are for, and the scheduler's events cost little then.
+        let wanted = &self.named_writers;
+        let want = |tid: i32| wanted.contains(&tid);
+        let names: Option<&dyn Fn(i32) -> bool> = (!wanted.is_empty()).then_some(&want);
         let clock = match ftrace::walk(bundle, names, &mut |item| items.push(item)) {
             Ok(clock) => clock,
             Err(_) => {
@@ -333,7 +338,12 @@ impl<'s> PacketDecoder<'s> {
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
                     let event = match atrace::parse(buf, self.keep_name) {
-                        Parsed::Kept(event) => event,
+                        Parsed::Kept(event) => {
+                            if matches!(&event, Atrace::Begin { name, .. } if !name.is_empty()) {
+                                self.named_writers.insert(tid);
+                            }
+                            event
+                        }
                         Parsed::Unused => continue,
                         Parsed::Invalid => {
                             self.summary.atrace_parse_failures += 1;
