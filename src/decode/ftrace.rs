@@ -1,10 +1,11 @@
 //! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines), the
-//! thread names of `task_newtask` / `task_rename`, and — for the threads asked about — the scheduler's names of the threads it
-//! switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that make up most of a trace are
-//! skipped without decoding a varint when laid out as traced_probes writes them ([`skip_event`]), and `print`
-//! events are read in one pass ([`plain_print`]); anything else goes through the general field loop ([`event`]),
-//! which the fast paths agree with. Bundles are in memory, so they are read through [`Bytes`] (a slice and a
-//! position) rather than the `BufRead`-generic [`WireReader`](super::wire::WireReader).
+//! thread names of `task_newtask` / `task_rename`, and — for the threads asked about — the scheduler's names of
+//! the threads it switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that
+//! make up most of a trace are skipped without decoding a varint when laid out as traced_probes writes them
+//! ([`skip_event`]), and `print` events are read in one pass ([`plain_print`]); anything else goes through the
+//! general field loop ([`event`]), which the fast paths agree with. Bundles are in memory, so they are read
+//! through [`Bytes`] (a slice and a position) rather than the `BufRead`-generic
+//! [`WireReader`](super::wire::WireReader).
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
 //! (google/perfetto @ ec5d16b1).
 
