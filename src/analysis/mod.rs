@@ -278,7 +278,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
     }
     let layers = metrics::layer_summaries(&frames, vsync.period_ns);
     let all = timeline.expected.iter().chain(&timeline.actual);
-    let first_ts_ns = all.clone().map(|s| s.ts_ns).min().unwrap_or(0);
+    let first_ts_ns = crate::model::window::origin_ns(timeline);
     let last_ts_ns = all
         .map(|s| s.end_ns().unwrap_or(s.ts_ns))
         .max()

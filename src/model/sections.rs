@@ -265,8 +265,7 @@ impl SectionsBuilder {
                     name: self.intern(name),
                     cookie,
                 };
-                let seq = self.next_seq();
-                self.async_events.push((ts, seq, event));
+                self.push_async(ts, event);
                 return;
             }
             Atrace::AsyncEnd {
@@ -280,8 +279,7 @@ impl SectionsBuilder {
                         track,
                         cookie,
                     };
-                    let seq = self.next_seq();
-                    self.async_events.push((ts, seq, event));
+                    self.push_async(ts, event);
                 }
                 return;
             }
@@ -306,8 +304,7 @@ impl SectionsBuilder {
                         track: self.intern(track),
                         name: self.intern(name),
                     };
-                    let seq = self.next_seq();
-                    self.async_events.push((ts, seq, event));
+                    self.push_async(ts, event);
                 }
                 return;
             }
@@ -319,6 +316,11 @@ impl SectionsBuilder {
         let seq = self.thread_lines;
         self.thread_lines = seq.wrapping_add(1);
         thread.events.push(ThreadEvent { ts, name, seq });
+    }
+
+    fn push_async(&mut self, ts: i64, event: AsyncEvent) {
+        let seq = self.next_seq();
+        self.async_events.push((ts, seq, event));
     }
 
     /// The next place in file order among the lines and events that become slices.

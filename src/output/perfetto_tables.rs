@@ -44,19 +44,6 @@ pub enum PerfettoTable {
 }
 
 #[derive(Debug, Default, Serialize)]
-struct CujRow {
-    name: String,
-    process_name: Option<String>,
-    state: Option<&'static str>,
-    total_frames: Option<i64>,
-    missed_app_frames: Option<i64>,
-    missed_sf_frames: Option<i64>,
-    layer_name: Option<String>,
-    ts: i64,
-    dur: i64,
-}
-
-#[derive(Debug, Default, Serialize)]
 struct AndroidFramesRow {
     frame_id: i64,
     ts: i64,
@@ -97,27 +84,6 @@ struct UiTimeRow {
 struct VsyncDelayRow {
     frame_id: i64,
     app_vsync_delay: i64,
-}
-
-#[derive(Debug, Default, Serialize)]
-struct CpuTimeRow {
-    frame_id: i64,
-    app_vsync_delay: i64,
-    do_frame_dur: i64,
-    draw_frame_dur: i64,
-    cpu_time: i64,
-}
-
-#[derive(Debug, Default, Serialize)]
-struct FrameStatsRow {
-    frame_id: i64,
-    overrun: i64,
-    cpu_time: i64,
-    ui_time: i64,
-    was_jank: Option<i64>,
-    was_slow_frame: Option<i64>,
-    was_big_jank: Option<i64>,
-    was_huge_jank: Option<i64>,
 }
 
 /// Builds the table `name` of `timeline`.
@@ -192,48 +158,10 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
                 })
                 .collect::<Vec<_>>(),
         ),
-        PerfettoTable::AndroidCpuTimePerFrame => to_dataframe(
-            &app.cpu_times(timeline)
-                .into_iter()
-                .map(|c| CpuTimeRow {
-                    frame_id: c.frame_id,
-                    app_vsync_delay: c.app_vsync_delay,
-                    do_frame_dur: c.do_frame_dur,
-                    draw_frame_dur: c.draw_frame_dur,
-                    cpu_time: c.cpu_time,
-                })
-                .collect::<Vec<_>>(),
-        ),
-        PerfettoTable::AndroidJankCuj => to_dataframe(
-            &crate::analysis::app::cuj::cujs(timeline, &app)
-                .into_iter()
-                .map(|c| CujRow {
-                    name: c.name,
-                    process_name: c.process_name,
-                    state: c.state,
-                    total_frames: c.total_frames,
-                    missed_app_frames: c.missed_app_frames,
-                    missed_sf_frames: c.missed_sf_frames,
-                    layer_name: c.layer_name,
-                    ts: c.ts,
-                    dur: c.dur,
-                })
-                .collect::<Vec<_>>(),
-        ),
-        PerfettoTable::AndroidFrameStats => to_dataframe(
-            &app.frame_stats(timeline)
-                .into_iter()
-                .map(|s| FrameStatsRow {
-                    frame_id: s.frame_id,
-                    overrun: s.overrun,
-                    cpu_time: s.cpu_time,
-                    ui_time: s.ui_time,
-                    was_jank: s.was_jank,
-                    was_slow_frame: s.was_slow_frame,
-                    was_big_jank: s.was_big_jank,
-                    was_huge_jank: s.was_huge_jank,
-                })
-                .collect::<Vec<_>>(),
-        ),
+        PerfettoTable::AndroidCpuTimePerFrame => to_dataframe(&app.cpu_times(timeline)),
+        PerfettoTable::AndroidJankCuj => {
+            to_dataframe(&crate::analysis::app::cuj::cujs(timeline, &app))
+        }
+        PerfettoTable::AndroidFrameStats => to_dataframe(&app.frame_stats(timeline)),
     }
 }

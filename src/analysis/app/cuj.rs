@@ -5,16 +5,18 @@
 //! `src/trace_processor/perfetto_sql/stdlib/android/cujs/base.sql`, `boundaries.sql` and `frames.sql`
 //! (google/perfetto @ ec5d16b1). SysUI's FrameTracker counters (`J<…>#totalFrames`, …) are not used.
 
-use super::stdlib::{layer_name, sqlite_cast_int, AppFrameTables};
+use super::stdlib::{by_pid_token, layer_name, sqlite_cast_int, AppFrameTables};
 use crate::model::jank::bits;
 use crate::model::Timeline;
+use rustc_hash::FxHashMap;
 
-/// A CUJ with its summary: a row of `android_jank_cuj_slice_summary` (ns).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A CUJ with its summary: a row of `android_jank_cuj_slice_summary` (ns); serialises as the table's columns.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Cuj {
     /// The CUJ slice's name, `J<NAME>`.
     pub name: String,
-    /// Its process.
+    /// Its process (not a column: the summary names the process).
+    #[serde(skip)]
     pub pid: i32,
     /// The process's name.
     pub process_name: Option<String>,
@@ -73,6 +75,10 @@ pub fn cujs(timeline: &Timeline, tables: &AppFrameTables) -> Vec<Cuj> {
         })
         .collect();
     cuj_slices.sort_by_key(|s| s.ts);
+    let slices = SlicesByToken {
+        expected: by_pid_token(&timeline.expected),
+        actual: by_pid_token(&timeline.actual),
+    };
     let mut out: Vec<Cuj> = cuj_slices
         .iter()
         .map(|c| {
@@ -114,8 +120,8 @@ pub fn cujs(timeline: &Timeline, tables: &AppFrameTables) -> Vec<Cuj> {
                 )
             });
             let counts = vsyncs.and_then(|range| frame_counts(timeline, range, layer.as_deref()));
-            let boundary =
-                vsyncs.and_then(|range| boundary(timeline, tables, &do_frames, c.pid, range));
+            let boundary = vsyncs
+                .and_then(|range| boundary(timeline, &slices, tables, &do_frames, c.pid, range));
             let (ts, dur) = boundary.unwrap_or((c.ts, c.dur));
             Cuj {
                 name: name.to_string(),
@@ -287,8 +293,15 @@ fn frame_counts(
 /// `_android_jank_cuj_main_thread_cuj_boundary`: from the first frame's start — its expected start, or the end
 /// of the previous doFrame if later, when its actual slices bracket the doFrame; else the doFrame's start — to
 /// the end of the last doFrame. (ts, dur), ns.
+/// The FrameTimeline slices' indices by (pid, token), built once for all CUJs.
+struct SlicesByToken {
+    expected: FxHashMap<(i32, i64), Vec<usize>>,
+    actual: FxHashMap<(i32, i64), Vec<usize>>,
+}
+
 fn boundary(
     timeline: &Timeline,
+    slices: &SlicesByToken,
     tables: &AppFrameTables,
     do_frames: &[usize],
     pid: i32,
@@ -300,25 +313,36 @@ fn boundary(
     let mut prev_end = -1;
     for d in &ordered {
         // The expected slices (dur > 0) of this vsync with the bounds of the actual slices of the same token.
-        let timeline_rows: Vec<i64> = timeline
+        let key = (pid, d.frame_id);
+        let acts = slices
+            .actual
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .map(|&a| &timeline.actual[a]);
+        let bounds = acts
+            .clone()
+            .map(|a| a.ts_ns)
+            .min()
+            .zip(acts.map(|a| a.ts_ns + a.dur_ns).max());
+        let brackets = bounds.is_some_and(|(min_ts, max_end)| {
+            (range.0..=range.1).contains(&d.frame_id)
+                && d.ts >= min_ts - 1_000_000
+                && d.ts <= max_end
+        });
+        let expected_starts: Vec<i64> = slices
             .expected
-            .iter()
-            .filter(|e| e.pid == pid && e.dur_ns > 0 && e.token == d.frame_id)
-            .filter(|_| (range.0..=range.1).contains(&d.frame_id))
-            .filter_map(|e| {
-                let acts = timeline
-                    .actual
-                    .iter()
-                    .filter(|a| a.pid == pid && a.token == e.token);
-                let min_ts = acts.clone().map(|a| a.ts_ns).min()?;
-                let max_end = acts.map(|a| a.ts_ns + a.dur_ns).max()?;
-                (d.ts >= min_ts - 1_000_000 && d.ts <= max_end).then_some(e.ts_ns)
-            })
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .map(|&e| &timeline.expected[e])
+            .filter(|e| brackets && e.dur_ns > 0)
+            .map(|e| e.ts_ns)
             .collect();
-        if timeline_rows.is_empty() {
+        if expected_starts.is_empty() {
             starts.push(d.ts);
         } else {
-            starts.extend(timeline_rows.iter().map(|&e| prev_end.max(e)));
+            starts.extend(expected_starts.iter().map(|&e| prev_end.max(e)));
         }
         prev_end = d.end();
     }

@@ -150,7 +150,7 @@ pub fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
 }
 
 /// Indices of `slices` by (pid, token).
-fn by_pid_token(slices: &[Slice]) -> FxHashMap<(i32, i64), Vec<usize>> {
+pub(super) fn by_pid_token(slices: &[Slice]) -> FxHashMap<(i32, i64), Vec<usize>> {
     let mut map: FxHashMap<(i32, i64), Vec<usize>> = FxHashMap::default();
     for (i, s) in slices.iter().enumerate() {
         map.entry((s.pid, s.token)).or_default().push(i);
@@ -171,8 +171,11 @@ impl AppFrameTables {
                 draw_by_key.entry((d.frame_id, pid)).or_default().push(i);
             }
         }
+        // Without any actual slice the stdlib switches to its SDK ≤ 28 tables, which ftl does not rebuild: no pair.
+        let with_timeline = !timeline.actual.is_empty();
         let pairs: Vec<(usize, usize, i32)> = do_frames
             .iter()
+            .filter(|_| with_timeline)
             .enumerate()
             .filter_map(|(i, d)| Some((i, d, d.pid?)))
             .flat_map(|(i, d, pid)| {
@@ -232,10 +235,6 @@ impl AppFrameTables {
                     }
                 }
             }
-        }
-        // Without any actual slice the stdlib switches to its SDK ≤ 28 tables, which ftl does not rebuild.
-        if timeline.actual.is_empty() {
-            layers.clear();
         }
         let frames = group_frames(&layers);
         AppFrameTables {
@@ -332,8 +331,8 @@ impl AppFrameTables {
     }
 }
 
-/// A row of `android_cpu_time_per_frame` (ns).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A row of `android_cpu_time_per_frame` (ns); serialises as the table's columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CpuTime {
     /// Frame id.
     pub frame_id: i64,
@@ -347,8 +346,9 @@ pub struct CpuTime {
     pub cpu_time: i64,
 }
 
-/// A row of `android_frame_stats` (ns; the flags are 1 or `None`, never 0, as Perfetto's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A row of `android_frame_stats` (ns; the flags are 1 or `None`, never 0, as Perfetto's); serialises as the
+/// table's columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FrameStats {
     /// Frame id.
     pub frame_id: i64,
