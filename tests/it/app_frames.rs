@@ -1,18 +1,10 @@
 //! App frames: the stage blame on synthetic pipelines with injected causes and on the real Pixel 6a trace,
 //! Macrobenchmark's FrameTimingMetric on hand-derivable frames, and analysis windows.
 
-use crate::common::{ftl_ok, parse_csv, shared};
-use ftl::synth::{Cause, Pipeline};
+use crate::common::{ftl_ok, injected_causes, parse_csv, shared, write_pipeline};
+use ftl::synth::Pipeline;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-fn write(p: &Pipeline) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("pipeline.pftrace");
-    std::fs::write(&path, p.build().bytes()).unwrap();
-    (dir, path)
-}
 
 /// `ftl frames` rows as maps by column name.
 fn frames(path: &std::path::Path, extra: &[&str]) -> Vec<BTreeMap<String, String>> {
@@ -24,21 +16,6 @@ fn frames(path: &std::path::Path, extra: &[&str]) -> Vec<BTreeMap<String, String
         .collect()
 }
 
-fn injected() -> Pipeline {
-    Pipeline {
-        frames: 60,
-        late: vec![],
-        app_sections: true,
-        causes: vec![
-            (10, Cause::UiThread),
-            (20, Cause::RenderThread),
-            (30, Cause::Gpu),
-            (40, Cause::SurfaceFlinger),
-        ],
-        ..Default::default()
-    }
-}
-
 /// The SurfaceFrame token of a pipeline slot.
 fn token(slot: i64) -> String {
     (10_001 + 2 * slot).to_string()
@@ -46,7 +23,7 @@ fn token(slot: i64) -> String {
 
 #[test]
 fn each_injected_cause_is_named_on_its_frame_and_no_other() {
-    let (_dir, path) = write(&injected());
+    let (_dir, path) = write_pipeline(&injected_causes());
     let rows = frames(&path, &[]);
     let stages: BTreeMap<String, String> = rows
         .iter()
@@ -87,9 +64,9 @@ fn each_injected_cause_is_named_on_its_frame_and_no_other() {
 fn the_same_pipeline_without_app_sections_blames_the_app_as_a_whole() {
     let p = Pipeline {
         app_sections: false,
-        ..injected()
+        ..injected_causes()
     };
-    let (_dir, path) = write(&p);
+    let (_dir, path) = write_pipeline(&p);
     let stages: Vec<String> = frames(&path, &[])
         .into_iter()
         .map(|r| r["late_stage"].clone())
@@ -120,7 +97,7 @@ fn the_pixel6a_janky_frame_is_the_ui_threads() {
 
 #[test]
 fn macrobenchmark_numbers_are_derivable_by_hand() {
-    let (_dir, path) = write(&injected());
+    let (_dir, path) = write_pipeline(&injected_causes());
     let out = ftl_ok(&[
         "analyze",
         path.to_str().unwrap(),
@@ -157,7 +134,7 @@ fn a_window_keeps_only_frames_that_start_and_present_inside() {
         late: vec![],
         ..Default::default()
     };
-    let (_dir, path) = write(&p);
+    let (_dir, path) = write_pipeline(&p);
     let all = frames(&path, &[]);
     // The first FrameTimeline slice is slot 0's expected SurfaceFrame (before SurfaceFlinger's slices).
     let origin: i64 = all

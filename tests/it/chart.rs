@@ -7,7 +7,6 @@ use ftl::analysis::app::blame::LateStage;
 use ftl::output::chart::app_lanes::{stage_rgb, ON_TIME_RGB};
 use ftl::output::chart::data::{Bar, JankClass, WindowChoice, WindowSpec, NS_PER_S};
 use ftl::output::chart::{Chart, ChartOptions};
-use ftl::synth::{Cause, Pipeline};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -459,21 +458,7 @@ fn pixel6a_app_layers_get_ui_thread_and_renderthread_lanes_coloured_by_late_stag
 
 #[test]
 fn each_injected_cause_colours_its_frame_and_has_a_legend_entry() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = dir.path().join("causes.pftrace");
-    let pipeline = Pipeline {
-        frames: 60,
-        late: vec![],
-        app_sections: true,
-        causes: vec![
-            (10, Cause::UiThread),
-            (20, Cause::RenderThread),
-            (30, Cause::Gpu),
-            (40, Cause::SurfaceFlinger),
-        ],
-        ..Default::default()
-    };
-    std::fs::write(&trace, pipeline.build().bytes()).unwrap();
+    let (_dir, trace) = crate::common::write_pipeline(&crate::common::injected_causes());
     let r = report(&trace);
     let chart = Chart::build(&r, &ChartOptions::default());
     let app = chart.timeline.groups[0].app.as_ref().expect("app lanes");

@@ -96,3 +96,29 @@ pub fn trace_report(
     let trace = ftl::load_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     ftl::analysis::analyze(&trace, &path.display().to_string(), config)
 }
+
+/// A 60-slot synthetic pipeline with the app's doFrame/DrawFrame and one injected cause each at slots 10 (UI
+/// thread), 20 (RenderThread), 30 (GPU) and 40 (SurfaceFlinger).
+pub fn injected_causes() -> ftl::synth::Pipeline {
+    use ftl::synth::{Cause, Pipeline};
+    Pipeline {
+        frames: 60,
+        late: vec![],
+        app_sections: true,
+        causes: vec![
+            (10, Cause::UiThread),
+            (20, Cause::RenderThread),
+            (30, Cause::Gpu),
+            (40, Cause::SurfaceFlinger),
+        ],
+        ..Default::default()
+    }
+}
+
+/// Writes `p`'s trace to a temporary file (removed with the returned directory).
+pub fn write_pipeline(p: &ftl::synth::Pipeline) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pipeline.pftrace");
+    std::fs::write(&path, p.build().bytes()).unwrap();
+    (dir, path)
+}
