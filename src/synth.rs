@@ -85,15 +85,23 @@ impl TraceBuilder {
     /// `print` event: thread `tid` wrote the atrace `line` at `ts_ns` (ns, BOOTTIME, the default trace clock).
     /// The buffer is `line` followed by `\n`, as the kernel records it.
     pub fn atrace(&mut self, ts_ns: u64, tid: i32, line: &str) -> &mut Self {
+        self.print_on(None, ts_ns, tid, line)
+    }
+
+    /// [`TraceBuilder::atrace`] in a bundle whose ftrace clock is MONO_RAW (`FtraceClock` 4, builtin clock 4), as
+    /// ftrace writes with `use_monotonic_raw_clock`: `ts_ns` is on that clock, converted by the trace's
+    /// `ClockSnapshot`s.
+    pub fn atrace_mono_raw(&mut self, ts_ns: u64, tid: i32, line: &str) -> &mut Self {
+        self.print_on(Some(4), ts_ns, tid, line)
+    }
+
+    fn print_on(&mut self, clock: Option<i32>, ts_ns: u64, tid: i32, line: &str) -> &mut Self {
         use proto::ftrace_event::Event as E;
-        self.ftrace_event(
-            ts_ns,
-            tid,
-            E::Print(proto::PrintFtraceEvent {
-                ip: None,
-                buf: Some(format!("{line}\n")),
-            }),
-        )
+        let print = E::Print(proto::PrintFtraceEvent {
+            ip: None,
+            buf: Some(format!("{line}\n")),
+        });
+        self.ftrace_event_on(clock, ts_ns, tid, print)
     }
 
     /// Adds `B|pid|name` written by `tid` at `ts_ns` (ns): a slice begins on that thread.
@@ -154,6 +162,17 @@ impl TraceBuilder {
         tid: i32,
         event: proto::ftrace_event::Event,
     ) -> &mut Self {
+        self.ftrace_event_on(None, ts_ns, tid, event)
+    }
+
+    /// One ftrace event in a bundle of its own, on `clock` (`FtraceClock`; `None` = the boot clock).
+    fn ftrace_event_on(
+        &mut self,
+        clock: Option<i32>,
+        ts_ns: u64,
+        tid: i32,
+        event: proto::ftrace_event::Event,
+    ) -> &mut Self {
         self.push(proto::TracePacket {
             ftrace_events: Some(proto::FtraceEventBundle {
                 cpu: Some(0),
@@ -162,7 +181,7 @@ impl TraceBuilder {
                     pid: Some(tid as u32),
                     event: Some(event),
                 }],
-                ftrace_clock: None,
+                ftrace_clock: clock,
             }),
             ..Default::default()
         })

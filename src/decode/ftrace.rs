@@ -70,12 +70,11 @@ pub(super) enum FtraceItem<'a> {
 /// Walks one bundle. Returns the builtin clock id of its timestamps, or `None` for an ftrace clock ftl cannot
 /// convert (global / local: Perfetto applies per-bundle offsets ftl does not read); items are emitted either way.
 ///
-/// With `names`, the scheduler's names of the threads it accepts are read too (`sched_switch` events and
-/// `compact_sched`), as
-/// [`FtraceItem::Comm`]; without, those events are skipped like any other.
+/// With `names`, the scheduler's names of these threads are read too (`sched_switch` events and
+/// `compact_sched`), as [`FtraceItem::Comm`]; without, those events are skipped like any other.
 pub(super) fn walk<'a>(
     bundle: &'a [u8],
-    names: Option<&dyn Fn(i32) -> bool>,
+    names: Option<&[i32]>,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<Option<u32>, WireError> {
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
@@ -147,6 +146,16 @@ impl<'a> Bytes<'a> {
             None => return Err(WireError::Truncated),
             _ => {}
         }
+        // The lengths of nested messages, which Perfetto's writer pads to 4 bytes.
+        if let Some(word) = self.buf[self.pos..].first_chunk::<4>() {
+            let word = u32::from_le_bytes(*word);
+            if word & 0x8080_8080 == 0x0080_8080 {
+                self.pos += 4;
+                let x = word & 0x7f7f_7f7f;
+                let x = (x & 0x007f_007f) | ((x & 0x7f00_7f00) >> 1);
+                return Ok(u64::from((x & 0x3fff) | ((x & 0x3fff_0000) >> 2)));
+            }
+        }
         // Up to 8 bytes from one load, without a branch per byte.
         if let Some(word) = self.buf[self.pos..].first_chunk::<8>() {
             let word = u64::from_le_bytes(*word);
@@ -171,6 +180,16 @@ impl<'a> Bytes<'a> {
             shift += 7;
         }
         Err(WireError::Malformed("varint longer than 10 bytes".into()))
+    }
+
+    /// Skips a varint without reading its value (a kernel address takes 10 bytes); `None` if it does not end
+    /// within the message or 10 bytes.
+    #[inline(always)]
+    fn skip_varint(&mut self) -> Option<()> {
+        let rest = self.buf.get(self.pos..)?;
+        let len = rest.iter().take(10).position(|&b| b < 0x80)? + 1;
+        self.pos += len;
+        Some(())
     }
 
     /// A field key as `(field number, wire type)`.
@@ -330,7 +349,7 @@ fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
     }
     let mut key = print.byte()?;
     if key == KEY_IP {
-        print.varint().ok()?;
+        print.skip_varint()?;
         key = print.byte()?;
     }
     if key != KEY_BUF {
@@ -343,7 +362,7 @@ fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
 /// One `FtraceEvent`: header fields, then the payload if it is one ftl keeps.
 fn event<'a>(
     bytes: &'a [u8],
-    names: Option<&dyn Fn(i32) -> bool>,
+    names: Option<&[i32]>,
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(bytes);
@@ -376,7 +395,7 @@ fn event<'a>(
                         (_, wt) => w.skip_value(wt)?,
                     }
                 }
-                let wanted = |tid: &i32| names.is_some_and(|want| want(*tid));
+                let wanted = |tid: &i32| names.is_some_and(|want| want.contains(tid));
                 if let (Some(tid), Some(comm)) =
                     (next_tid.filter(wanted), comm.filter(|c| !c.is_empty()))
                 {
@@ -392,42 +411,71 @@ fn event<'a>(
     Ok(())
 }
 
-/// `FtraceEventBundle.compact_sched`: each switched-to thread with its interned comm.
+/// `FtraceEventBundle.compact_sched`: each switch to one of the `wanted` threads, with its interned comm. The
+/// packed `next_pid` array is searched for the wanted threads' varints (a varint starts at the array's start or
+/// after a byte without the continuation bit) rather than decoded whole: the wanted threads are a few of the
+/// many the scheduler switches to. The n-th `next_comm_index` goes with the n-th `next_pid`. `wanted` holds
+/// distinct threads.
 fn compact_sched<'a>(
     msg: &'a [u8],
-    wanted: &dyn Fn(i32) -> bool,
+    wanted: &[i32],
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(msg);
     let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
-    let packed = |bytes: &[u8], out: &mut Vec<u64>| -> Result<(), WireError> {
-        let mut w = Bytes::new(bytes);
-        while !w.at_eof() {
-            out.push(w.varint()?);
-        }
-        Ok(())
-    };
     while !wire.at_eof() {
         match wire.key()? {
             (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes()?),
-            (COMPACT_NEXT_PID, LEN) => packed(wire.bytes()?, &mut pids)?,
-            (COMPACT_NEXT_COMM_INDEX, LEN) => packed(wire.bytes()?, &mut comms)?,
+            (COMPACT_NEXT_PID, LEN) => pids.push(wire.bytes()?),
+            (COMPACT_NEXT_COMM_INDEX, LEN) => comms.push(wire.bytes()?),
             (_, wt) => wire.skip_value(wt)?,
         }
     }
-    for (&tid, &index) in pids.iter().zip(&comms) {
-        if !wanted(tid as i32) {
-            continue;
+    let (pids, comms) = (joined(&pids), joined(&comms));
+    // (byte offset in next_pid, tid) of every switch to a wanted thread, in switch order.
+    let mut found = Vec::new();
+    let mut varint = Vec::with_capacity(10);
+    for &tid in wanted {
+        varint.clear();
+        prost::encoding::encode_varint(i64::from(tid) as u64, &mut varint);
+        // Found by its last byte (the one without the continuation bit): a needle of a few bytes is not worth
+        // a substring searcher's set-up, once per bundle.
+        let last = varint.len() - 1;
+        let starts = memchr::memchr_iter(varint[last], &pids)
+            .filter_map(|end| end.checked_sub(last))
+            .filter(|&at| pids[at..at + last] == varint[..last])
+            .filter(|&at| at == 0 || pids[at - 1] < 0x80);
+        found.extend(starts.map(|at| (at, tid)));
+    }
+    found.sort_unstable();
+    let ends = |b: &[u8]| b.iter().filter(|&&b| b < 0x80).count();
+    let (mut pid_from, mut comm) = (0, Bytes::new(&comms));
+    for (at, tid) in found {
+        // Past as many comm indexes as there are switches between the last switch found and this one.
+        for _ in 0..ends(&pids[pid_from..at]) {
+            if comm.at_eof() {
+                return Ok(());
+            }
+            comm.varint()?;
         }
-        let comm = usize::try_from(index).ok().and_then(|i| table.get(i));
-        if let Some(comm) = comm.filter(|c| !c.is_empty()) {
-            emit(FtraceItem::Comm {
-                tid: tid as i32,
-                comm,
-            });
+        pid_from = at;
+        let Ok(index) = Bytes { ..comm }.varint() else {
+            return Ok(());
+        };
+        let name = usize::try_from(index).ok().and_then(|i| table.get(i));
+        if let Some(&comm) = name.filter(|c| !c.is_empty()) {
+            emit(FtraceItem::Comm { tid, comm });
         }
     }
     Ok(())
+}
+
+/// A packed repeated field's bytes: its one chunk, or its chunks joined (a writer may split it).
+fn joined<'a>(chunks: &[&'a [u8]]) -> std::borrow::Cow<'a, [u8]> {
+    match chunks {
+        [one] => std::borrow::Cow::Borrowed(one),
+        _ => std::borrow::Cow::Owned(chunks.concat()),
+    }
 }
 
 fn thread_name<'a>(
@@ -718,6 +766,82 @@ mod tests {
         assert!(prints > 13_000, "{prints}");
     }
 
+    /// Every (next_pid, comm) pair of a `compact_sched`, decoded whole.
+    fn all_switches(msg: &[u8]) -> Vec<(i32, &[u8])> {
+        let mut wire = Bytes::new(msg);
+        let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
+        let packed = |bytes: &[u8], out: &mut Vec<u64>| {
+            let mut w = Bytes::new(bytes);
+            while !w.at_eof() {
+                out.push(w.varint().unwrap());
+            }
+        };
+        while !wire.at_eof() {
+            match wire.key().unwrap() {
+                (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes().unwrap()),
+                (COMPACT_NEXT_PID, LEN) => packed(wire.bytes().unwrap(), &mut pids),
+                (COMPACT_NEXT_COMM_INDEX, LEN) => packed(wire.bytes().unwrap(), &mut comms),
+                (_, wt) => wire.skip_value(wt).unwrap(),
+            }
+        }
+        pids.iter()
+            .zip(&comms)
+            .map(|(&pid, &i)| (pid as i32, table[i as usize]))
+            .collect()
+    }
+
+    #[test]
+    fn compact_sched_finds_the_switches_a_whole_decode_finds() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+        let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let (mut bundles, mut switches) = (0, 0);
+        for packet in crate::synth::split_packets(&trace).unwrap() {
+            let mut wire = Bytes::new(packet);
+            while !wire.at_eof() {
+                let (field, wire_type) = wire.key().unwrap();
+                if (field, wire_type) != (1, LEN) {
+                    wire.skip_value(wire_type).unwrap();
+                    continue;
+                }
+                let mut bundle = Bytes::new(wire.bytes().unwrap());
+                while !bundle.at_eof() {
+                    let (field, wire_type) = bundle.key().unwrap();
+                    if (field, wire_type) != (BUNDLE_COMPACT_SCHED, LEN) {
+                        bundle.skip_value(wire_type).unwrap();
+                        continue;
+                    }
+                    let msg = bundle.bytes().unwrap();
+                    let all = all_switches(msg);
+                    // The most and least frequent threads of the bundle, one of them with a multi-byte varint,
+                    // and one thread that never runs.
+                    let mut counts = std::collections::BTreeMap::new();
+                    for &(pid, _) in &all {
+                        *counts.entry(pid).or_insert(0) += 1;
+                    }
+                    let mut by_count: Vec<_> = counts.into_iter().collect();
+                    by_count.sort_by_key(|&(pid, n)| (std::cmp::Reverse(n), pid));
+                    let mut wanted: Vec<i32> = by_count.iter().take(2).map(|&(p, _)| p).collect();
+                    wanted.extend(by_count.last().map(|&(p, _)| p));
+                    wanted.push(i32::MAX);
+                    wanted.sort_unstable();
+                    wanted.dedup();
+                    let expected: Vec<_> = all
+                        .iter()
+                        .filter(|(pid, comm)| wanted.contains(pid) && !comm.is_empty())
+                        .map(|&(tid, comm)| FtraceItem::Comm { tid, comm })
+                        .collect();
+                    let mut items = Vec::new();
+                    compact_sched(msg, &wanted, &mut |i| items.push(i)).unwrap();
+                    assert_eq!(items, expected, "wanted {wanted:?}");
+                    bundles += 1;
+                    switches += items.len();
+                }
+            }
+        }
+        assert!(bundles > 100 && switches > 1000, "{bundles} {switches}");
+    }
+
     #[test]
     fn scheduler_names_are_read_only_when_asked() {
         // sched_switch {prev_comm "a", prev_pid 1, next_comm "RenderThread", next_pid 42}.
@@ -745,14 +869,14 @@ mod tests {
         let mut bundle = Vec::new();
         len(&mut bundle, BUNDLE_EVENT, &event, true);
         len(&mut bundle, BUNDLE_COMPACT_SCHED, &compact, false);
-        let read = |names: Option<&dyn Fn(i32) -> bool>| {
+        let read = |names: Option<&[i32]>| {
             let mut items = Vec::new();
             walk(&bundle, names, &mut |i| items.push(i)).unwrap();
             items
         };
         assert_eq!(read(None), []);
         assert_eq!(
-            read(Some(&|tid| tid != 0)),
+            read(Some(&[42, 43])),
             [
                 FtraceItem::Comm {
                     tid: 42,
@@ -765,7 +889,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            read(Some(&|_| true)),
+            read(Some(&[0, 42, 43])),
             [
                 FtraceItem::Comm {
                     tid: 42,

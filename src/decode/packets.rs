@@ -2,12 +2,12 @@
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
 //! kept fields into [`Event`]s via prost.
 
-use super::atrace::{self, Atrace, Parsed};
+use super::atrace::Atrace;
 use super::clock::ClockConverter;
 use super::event::{
     Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
 };
-use super::ftrace::{self, FtraceItem};
+use super::ftrace_thread::{Bundle, FtraceLane, Item, Ready};
 use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -83,36 +83,29 @@ impl Timed {
     }
 }
 
-/// Walks packets and emits events; one per trace.
+/// Walks packets and emits events in packet order; one per trace. ftrace bundles are read on the ftrace thread
+/// behind `ftrace` (see [`FtraceLane`]); events of later packets wait for them, and so does anything that
+/// touches the clocks (a snapshot, an event left pending), so that every event is converted and emitted as if
+/// read in line.
 pub(super) struct PacketDecoder<'s> {
     sink: &'s mut dyn FnMut(Event),
-    /// Which atrace `B` names to copy (see [`super::decode_keeping`]).
-    keep_name: &'s dyn Fn(&[u8]) -> bool,
+    ftrace: FtraceLane,
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
     /// Events waiting for a clock snapshot: (clock, raw ts, event).
     pending: Vec<(u32, u64, Timed)>,
-    /// The last ftrace name given per thread (scheduler names are emitted when they change it).
-    comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
-    /// Threads that wrote a section the model keeps: the ones whose scheduler names are read.
-    named_writers: rustc_hash::FxHashSet<i32>,
     pub(super) summary: DecodeSummary,
 }
 
 impl<'s> PacketDecoder<'s> {
-    pub(super) fn new(
-        sink: &'s mut dyn FnMut(Event),
-        keep_name: &'s dyn Fn(&[u8]) -> bool,
-    ) -> Self {
+    pub(super) fn new(sink: &'s mut dyn FnMut(Event), ftrace: FtraceLane) -> Self {
         PacketDecoder {
             sink,
-            keep_name,
+            ftrace,
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
             pending: Vec::new(),
-            comms: Default::default(),
-            named_writers: Default::default(),
             summary: DecodeSummary::default(),
         }
     }
@@ -122,6 +115,7 @@ impl<'s> PacketDecoder<'s> {
     pub(super) fn run<R: BufRead>(&mut self, reader: R) -> Result<(), DecodeError> {
         let mut wire = WireReader::new(reader);
         let outcome = self.packets(&mut wire, 0);
+        self.deliver(true);
         self.summary.bytes = wire.offset();
         self.summary.trace_clock = self.clock.trace_clock();
         self.summary.unconvertible_timestamps += self.pending.len() as u64;
@@ -183,7 +177,8 @@ impl<'s> PacketDecoder<'s> {
                     "packet fields overrun the packet length".into(),
                 ));
             }
-            self.handle(&fields, depth)?;
+            self.handle(&mut fields, depth)?;
+            self.deliver(false);
         }
     }
 
@@ -197,7 +192,7 @@ impl<'s> PacketDecoder<'s> {
     }
 
     /// Turns the kept fields of one packet into events.
-    fn handle(&mut self, fields: &PacketFields, depth: u32) -> Result<(), DecodeError> {
+    fn handle(&mut self, fields: &mut PacketFields, depth: u32) -> Result<(), DecodeError> {
         if let (Some(bytes), Some(seq)) = (&fields.defaults, fields.sequence_id) {
             if let Ok(d) = proto::TracePacketDefaults::decode(bytes.as_slice()) {
                 if let Some(clock) = d.timestamp_clock_id {
@@ -213,6 +208,8 @@ impl<'s> PacketDecoder<'s> {
                         .iter()
                         .filter_map(|c| Some((c.clock_id?, c.timestamp?)))
                         .collect();
+                    // The bundles in flight are converted with the clocks known before this snapshot.
+                    self.deliver(true);
                     self.clock.add_snapshot(clocks, s.primary_trace_clock);
                     self.flush_pending();
                 }
@@ -224,7 +221,7 @@ impl<'s> PacketDecoder<'s> {
                 Ok(tree) => {
                     for t in tree.threads {
                         if let Some(tid) = t.tid {
-                            (self.sink)(Event::Thread {
+                            self.emit(Event::Thread {
                                 tid,
                                 tgid: t.tgid,
                                 name: t.name,
@@ -233,7 +230,7 @@ impl<'s> PacketDecoder<'s> {
                     }
                     for p in tree.processes {
                         if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
-                            (self.sink)(Event::Process {
+                            self.emit(Event::Process {
                                 pid,
                                 name,
                                 uid: p.uid,
@@ -246,7 +243,7 @@ impl<'s> PacketDecoder<'s> {
         }
         if let Some(bytes) = &fields.system_info {
             match proto::SystemInfo::decode(bytes.as_slice()) {
-                Ok(info) => (self.sink)(Event::SystemInfo(system_info(info))),
+                Ok(info) => self.emit(Event::SystemInfo(system_info(info))),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
@@ -256,15 +253,15 @@ impl<'s> PacketDecoder<'s> {
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
-        if let Some(bytes) = &fields.ftrace {
-            self.ftrace(bytes);
+        if let Some(bytes) = fields.ftrace.take() {
+            self.ftrace.send(bytes);
         }
         if let Some(bytes) = &fields.track_descriptor {
             match proto::TrackDescriptor::decode(bytes.as_slice()) {
                 Ok(d) => {
                     if let Some(uuid) = d.uuid {
                         let thread = d.thread.as_ref();
-                        (self.sink)(Event::TrackDescriptor {
+                        self.emit(Event::TrackDescriptor {
                             uuid,
                             parent_uuid: d.parent_uuid,
                             name: d.name.or(d.static_name),
@@ -303,68 +300,64 @@ impl<'s> PacketDecoder<'s> {
         Ok(())
     }
 
-    /// The atrace lines and thread names of one ftrace bundle.
-    fn ftrace(&mut self, bundle: &[u8]) {
-        let mut items = Vec::new();
-        // The scheduler's names only of the threads that wrote a kept section (a DrawFrame's RenderThread): they
-        // are what the names are for, and the scheduler's events cost little then.
-        let wanted = &self.named_writers;
-        let want = |tid: i32| wanted.contains(&tid);
-        let names: Option<&dyn Fn(i32) -> bool> = (!wanted.is_empty()).then_some(&want);
-        let clock = match ftrace::walk(bundle, names, &mut |item| items.push(item)) {
-            Ok(clock) => clock,
-            Err(_) => {
-                self.summary.malformed_packets += 1;
-                return;
+    /// Sends `event` to the sink, or holds it behind the ftrace bundles in flight.
+    fn emit(&mut self, event: Event) {
+        if self.ftrace.is_idle() {
+            (self.sink)(event);
+        } else {
+            self.ftrace.hold(event);
+        }
+    }
+
+    /// Sends to the sink what is ready at the front of the output; with `all`, everything (waiting for the
+    /// ftrace thread).
+    fn deliver(&mut self, all: bool) {
+        while let Some(ready) = self.ftrace.next_ready(all) {
+            match ready {
+                Ready::Events(events) => events.into_iter().for_each(&mut *self.sink),
+                Ready::Bundle(bundle) => self.bundle(bundle),
             }
-        };
-        for item in items {
+        }
+    }
+
+    /// The items of one ftrace bundle, now at the front of the output.
+    fn bundle(&mut self, bundle: Bundle) {
+        if bundle.malformed {
+            self.summary.malformed_packets += 1;
+            self.ftrace.recycle(bundle.items);
+            return;
+        }
+        self.summary.atrace_lines += bundle.lines;
+        self.summary.atrace_parse_failures += bundle.parse_failures;
+        let mut items = bundle.items;
+        for item in items.drain(..) {
             match item {
-                FtraceItem::ThreadName { tid, name } => {
-                    // The latest ftrace name of the thread, whichever event gave it.
-                    self.comms.insert(tid, name.as_bytes().into());
-                    (self.sink)(Event::ThreadName { tid, name });
-                }
-                FtraceItem::Comm { tid, comm } => {
-                    if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
-                        continue;
-                    }
-                    self.comms.insert(tid, comm.into());
-                    (self.sink)(Event::ThreadName {
-                        tid,
-                        name: String::from_utf8_lossy(comm).into_owned(),
-                    });
-                }
-                FtraceItem::Print { ts, tid, buf } => {
-                    self.summary.atrace_lines += 1;
-                    let event = match atrace::parse(buf, self.keep_name) {
-                        Parsed::Kept(event) => {
-                            if matches!(&event, Atrace::Begin { name, .. } if !name.is_empty()) {
-                                self.named_writers.insert(tid);
-                            }
-                            event
-                        }
-                        Parsed::Unused => continue,
-                        Parsed::Invalid => {
-                            self.summary.atrace_parse_failures += 1;
-                            continue;
-                        }
-                    };
-                    let Some(clock) = clock else {
+                Item::ThreadName { tid, name, .. } => (self.sink)(Event::ThreadName { tid, name }),
+                Item::Atrace { ts, tid, event } => {
+                    let Some(clock) = bundle.clock else {
                         self.summary.unconvertible_timestamps += 1;
                         continue;
                     };
-                    self.timed(clock, ts, Timed::Atrace { tid, event });
+                    // Not `timed`: what is behind this bundle waits, what it says goes out now.
+                    match self.clock.to_trace(clock, ts) {
+                        Some(ts_ns) => (self.sink)(Event::Atrace { ts_ns, tid, event }),
+                        None => self.pending.push((clock, ts, Timed::Atrace { tid, event })),
+                    }
                 }
             }
         }
+        self.ftrace.recycle(items);
     }
 
     /// Emits `event` at `raw` on `clock` converted to the trace clock, or keeps it until a snapshot allows.
     fn timed(&mut self, clock: u32, raw: u64, event: Timed) {
         match self.clock.to_trace(clock, raw) {
-            Some(ts_ns) => (self.sink)(event.at(ts_ns)),
-            None => self.pending.push((clock, raw, event)),
+            Some(ts_ns) => self.emit(event.at(ts_ns)),
+            None => {
+                // Pending events are flushed in file order: the bundles before this one go first.
+                self.deliver(true);
+                self.pending.push((clock, raw, event));
+            }
         }
     }
 

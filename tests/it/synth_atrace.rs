@@ -95,6 +95,61 @@ fn atrace_sections_and_thread_names_round_trip_through_the_decoder() {
     assert_eq!(trace.timeline.expected.len(), plain.timeline.expected.len());
 }
 
+/// ftrace bundles are read on a thread of their own: the decoder still emits every event in packet order,
+/// interleaved with the packets around them, and converts atrace timestamps with the clocks known at their place
+/// in the file.
+#[test]
+fn ftrace_events_come_out_in_packet_order_among_other_packets() {
+    const MONOTONIC_RAW: u32 = 4;
+    let mut t = TraceBuilder::new();
+    let mut expected = Vec::new();
+    for i in 0..600u64 {
+        let tid = 100 + (i % 7) as i32;
+        match i % 4 {
+            0 => {
+                t.begin(i * MS, tid, APP_PID, &format!("DrawFrame {i}"));
+                expected.push(format!("B {tid} {} DrawFrame {i}", i * MS));
+            }
+            1 => {
+                t.process(i as i32, &format!("p{i}"), None);
+                expected.push(format!("process {i}"));
+            }
+            2 => {
+                t.end(i * MS, tid, APP_PID);
+                expected.push(format!("E {tid} {}", i * MS));
+            }
+            _ => {
+                t.task_rename(i * MS, tid, &format!("t{i}"));
+                expected.push(format!("name {tid} t{i}"));
+            }
+        }
+    }
+    // Two snapshots relating MONOTONIC_RAW to BOOTTIME, with a print event at the same MONOTONIC_RAW time after
+    // each: each converts with the snapshots read before it.
+    t.clock_snapshot(&[(MONOTONIC_RAW, 0), (ftl::decode::BOOTTIME, 5_000 * MS)]);
+    t.atrace_mono_raw(2_500 * MS, 1, "E|1");
+    t.clock_snapshot(&[
+        (MONOTONIC_RAW, 2_000 * MS),
+        (ftl::decode::BOOTTIME, 9_000 * MS),
+    ]);
+    t.atrace_mono_raw(2_500 * MS, 1, "E|1");
+    expected.push(format!("E 1 {}", 7_500 * MS));
+    expected.push(format!("E 1 {}", 9_500 * MS));
+    let mut seen = Vec::new();
+    ftl::decode::decode(&t.bytes()[..], &mut |e| match e {
+        ftl::decode::Event::Atrace { ts_ns, tid, event } => seen.push(match event {
+            ftl::decode::Atrace::Begin { name, .. } => format!("B {tid} {ts_ns} {name}"),
+            ftl::decode::Atrace::End { .. } => format!("E {tid} {ts_ns}"),
+            other => format!("{other:?}"),
+        }),
+        ftl::decode::Event::Process { pid, .. } => seen.push(format!("process {pid}")),
+        ftl::decode::Event::ThreadName { tid, name } => seen.push(format!("name {tid} {name}")),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(seen, expected);
+}
+
 /// The fields of a message as (field number, wire type, value bytes) — a varint's value is its decoded number in
 /// little-endian bytes.
 fn fields(msg: &[u8]) -> Vec<(u32, u8, Vec<u8>)> {
