@@ -26,14 +26,18 @@ enum Pending {
         dft: i64,
         pid: i32,
         layer: Option<LayerId>,
-        /// Index into [`TimelineBuilder::labels`].
-        labels: usize,
+        /// Index into [`TimelineBuilder::labels`] (32 bits keep the record at 48 bytes with its timestamp; the
+        /// labels of 2³² frames would not fit in memory).
+        labels: u32,
     },
     End {
         cookie: i64,
     },
     Invalid,
 }
+
+// One record per FrameTimeline event of the trace: its size is the model's memory on FrameTimeline-dense traces.
+const _: () = assert!(std::mem::size_of::<(i64, Pending)>() == 48);
 
 /// Collects events (memory: one compact record per FrameTimeline event) and builds the [`Timeline`].
 #[derive(Debug, Default)]
@@ -129,7 +133,7 @@ impl TimelineBuilder {
             dft,
             pid,
             layer,
-            labels: self.labels.len() - 1,
+            labels: (self.labels.len() - 1) as u32,
         })
     }
 
@@ -145,7 +149,9 @@ impl TimelineBuilder {
 
     /// Sorts the events by timestamp (stable, so ties keep packet order) and pairs them into slices.
     pub fn build(mut self) -> Timeline {
+        // Growth's slack released before the slices are allocated beside them.
         self.events.shrink_to_fit();
+        self.labels.shrink_to_fit();
         self.events.sort_by_key(|(ts, _)| *ts);
         let mut stats = ImportStats::default();
         let starts = |expected: bool| {
@@ -211,7 +217,11 @@ impl TimelineBuilder {
                         stats.deduplicated_expected += 1;
                         continue;
                     }
-                    let labels = self.labels.get(labels).copied().unwrap_or_default();
+                    let labels = self
+                        .labels
+                        .get(labels as usize)
+                        .copied()
+                        .unwrap_or_default();
                     let l = labels;
                     let out_of_range =
                         |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
