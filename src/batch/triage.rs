@@ -424,14 +424,24 @@ impl fmt::Display for Column {
 impl FromStr for Column {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Column::ALL
-            .into_iter()
-            .find(|c| c.name() == s.trim())
-            .ok_or_else(|| {
-                let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
-                format!("unknown column '{s}'; one of: {}", names.join(", "))
-            })
+        by_name(s, &Column::ALL, Column::name, "column")
     }
+}
+
+/// The item of `all` whose `name` is `s` (trimmed); else an error listing the names (`what`: "column").
+pub fn by_name<T: Copy>(
+    s: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+) -> Result<T, String> {
+    all.iter()
+        .copied()
+        .find(|c| name(*c) == s.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|c| name(*c)).collect();
+            format!("unknown {what} '{s}'; one of: {}", names.join(", "))
+        })
 }
 
 /// Sorts rows for the triage table: analysed rows by `key` descending (nulls after numbers), ties by path then

@@ -23,7 +23,7 @@ Metrics (per process and per layer; units in the names):
   % of frames), frame_dur_ms_p50/p90/p99, overrun_ms_p90/p99, fps_mean, fps_1pct_low, perfdog_stutter_pct,
   sm, max_frame_delay (pacing: with repeated runs only)
 Statistics: with >= 2 runs on each side the runs are the unit (Welch's t-test on per-run values); otherwise
-the frames of each side are resampled with a moving-block bootstrap (blocks of sqrt(n) frames, fixed seed),
+the frames of each side are resampled with a circular block bootstrap (blocks of sqrt(n) frames, fixed seed),
 which is weaker evidence. p-values are adjusted over all rows x metrics tested (Holm by default).
 Verdicts: regressed / improved (adjusted p < --alpha, worse / better direction: more jank, longer frames,
 lower FPS or sm are worse), no significant change, not tested, only in base, only in new.
@@ -96,7 +96,7 @@ pub enum DiffFormat {
     Csv,
     /// The diff table as Parquet (needs -o).
     Parquet,
-    /// A pull-request comment: heading, pipe table, notes, all tests in <details>.
+    /// A pull-request comment: heading, pipe table, notes, all tests in a `<details>` block.
     Markdown,
 }
 

@@ -99,19 +99,8 @@ impl Metric {
         Metric::MaxFrameDelay,
     ];
 
-    /// The metric frames compute ([`Metric::of_frames`]), in [`Metric::ALL`] order.
-    pub const FRAME: [Metric; 10] = [
-        Metric::Frames,
-        Metric::JankyPct,
-        Metric::AppJankyPct,
-        Metric::SfJankyPct,
-        Metric::DroppedPct,
-        Metric::FrameDurMsP50,
-        Metric::FrameDurMsP90,
-        Metric::FrameDurMsP99,
-        Metric::OverrunMsP90,
-        Metric::OverrunMsP99,
-    ];
+    /// How many metrics frames compute ([`of_frames`]): the first ones of [`Metric::ALL`].
+    pub const FRAME_COUNT: usize = 10;
 
     /// The column name.
     pub fn name(self) -> &'static str {
@@ -177,19 +166,19 @@ impl Metric {
         }
     }
 
-    /// True if [`Metric::of_frames`] computes it.
+    /// True if [`of_frames`] computes it.
     pub fn from_frames(self) -> bool {
-        Metric::FRAME.contains(&self)
+        self.index() < Metric::FRAME_COUNT
     }
 }
 
-/// The [`Metric::FRAME`] values of some frames, in that order (`None`: no frame, or no duration / overrun);
+/// The values of the first [`Metric::FRAME_COUNT`] metrics of [`Metric::ALL`] for some frames, in that order (`None`: no frame, or no duration / overrun);
 /// same definitions as the triage table (percentiles: [`percentile`], Perfetto's interpolation). `scratch` is
 /// reused between calls (bootstrap resamples).
 pub fn of_frames<'a>(
     frames: impl Iterator<Item = &'a FrameSample>,
     scratch: &mut (Vec<f64>, Vec<f64>),
-) -> [Option<f64>; 10] {
+) -> [Option<f64>; Metric::FRAME_COUNT] {
     let (durs, overruns) = scratch;
     durs.clear();
     overruns.clear();
@@ -229,13 +218,7 @@ impl fmt::Display for Metric {
 impl FromStr for Metric {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Metric::ALL
-            .into_iter()
-            .find(|m| m.name() == s.trim())
-            .ok_or_else(|| {
-                let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
-                format!("unknown metric '{s}'; one of: {}", names.join(", "))
-            })
+        crate::batch::by_name(s, &Metric::ALL, Metric::name, "metric")
     }
 }
 
@@ -284,8 +267,7 @@ mod tests {
         assert_eq!(Metric::FpsMean.higher_is_worse(), Some(false));
         assert_eq!(Metric::JankyPct.higher_is_worse(), Some(true));
         assert!("nope".parse::<Metric>().is_err());
-        for (i, m) in Metric::FRAME.iter().enumerate() {
-            assert_eq!(Metric::ALL[i], *m, "FRAME is a prefix of ALL");
-        }
+        assert!(Metric::FrameDurMsP99.from_frames() && Metric::OverrunMsP99.from_frames());
+        assert!(!Metric::FpsMean.from_frames());
     }
 }

@@ -1,4 +1,4 @@
-//! The tests of `ftl diff`: Welch's t-test over runs, a moving-block bootstrap over the frames of one trace, and
+//! The tests of `ftl diff`: Welch's t-test over runs, a circular block bootstrap over the frames of one trace, and
 //! Holm / Benjamini–Hochberg adjustment over every (row, metric) tested. Distributions come from `statrs`;
 //! resampling uses a ChaCha generator with a fixed seed, so the same inputs always give the same p-values.
 
@@ -27,10 +27,10 @@ pub fn welch_p(base: &[f64], new: &[f64]) -> Option<f64> {
     let t = (m2 - m1) / se2.sqrt();
     let df = se2 * se2 / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
     let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    Some((2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0))
+    Some((2.0 * dist.sf(t.abs())).clamp(0.0, 1.0))
 }
 
-/// Block length of the moving-block bootstrap for a series of `n` frames: ⌈√n⌉ (at least 1). Janks cluster
+/// Block length of the block bootstrap for a series of `n` frames: ⌈√n⌉ (at least 1). Janks cluster
 /// over a few frames (a long frame, the skipped slot after it, stuffed buffers behind it), so blocks must be
 /// long compared with a cluster and short compared with the series; √n grows with the trace and gives ≥ √n
 /// blocks per resample (Künsch 1989 / Lahiri 2003 take n^(1/3)–n^(1/2); √n is the conservative end).
@@ -38,34 +38,38 @@ pub fn block_len(n: usize) -> usize {
     (n as f64).sqrt().ceil().max(1.0) as usize
 }
 
-/// One moving-block bootstrap resample of `frames` (same length): blocks of [`block_len`] consecutive frames
-/// starting at uniformly drawn positions, concatenated and cut to the original length.
+/// One circular block bootstrap resample of `frames` (same length; Politis & Romano 1992): blocks of
+/// [`block_len`] consecutive frames starting at uniformly drawn positions, wrapping past the end so that every
+/// frame is drawn equally often (plain moving blocks under-draw both ends and shrink the variance), concatenated
+/// and cut to the original length.
 fn resample<'a>(frames: &'a [FrameSample], rng: &mut ChaCha8Rng, out: &mut Vec<&'a FrameSample>) {
     out.clear();
     let n = frames.len();
     let len = block_len(n);
     while out.len() < n {
-        let start = rng.random_range(0..=n - len);
-        out.extend(frames[start..start + len].iter().take(n - out.len()));
+        let start = rng.random_range(0..n);
+        let take = len.min(n - out.len());
+        out.extend(frames.iter().cycle().skip(start).take(take));
     }
 }
 
 /// Moving-block bootstrap test of every frame metric between two frame series (each in time order): for each of
-/// `resamples` rounds, both series are resampled independently ([`resample`]) and the difference new − base of
+/// `resamples` rounds, both series are resampled independently (`resample`: circular blocks) and the difference new − base of
 /// each metric recorded. The p-value of an observed difference d is two-sided from the normal approximation with
-/// the bootstrap standard error s of the difference: 2·(1 − Φ(|d| / s)) (Efron & Tibshirani 1993, §16); with
-/// s = 0 it is 1 for d = 0 and 0 otherwise. Returns one p-value per [`Metric::FRAME`] entry (`None` where the
+/// the bootstrap standard error s of the difference: 2·(1 − Φ(|d| / s)), from the survival function so that
+/// large z keep their tiny p-values (Efron & Tibshirani 1993, §16); with
+/// s = 0 it is 1 for d = 0 and 0 otherwise. Returns one p-value per frame metric (the first [`Metric::FRAME_COUNT`] of [`Metric::ALL`]) (`None` where the
 /// metric is undefined on a side, and for `frames`, which is not tested). `seed` fixes the generator.
 pub fn bootstrap_p(
     base: &[FrameSample],
     new: &[FrameSample],
     resamples: usize,
     seed: u64,
-) -> [Option<f64>; 10] {
+) -> [Option<f64>; Metric::FRAME_COUNT] {
     let mut scratch = Default::default();
     let observed_base = of_frames(base.iter(), &mut scratch);
     let observed_new = of_frames(new.iter(), &mut scratch);
-    let mut out = [None; 10];
+    let mut out = [None; Metric::FRAME_COUNT];
     if base.is_empty() || new.is_empty() || resamples < 2 {
         return out;
     }
@@ -75,13 +79,13 @@ pub fn bootstrap_p(
         Vec::with_capacity(new.len()),
     );
     // Per metric: Σ d*, Σ d*², rounds where both sides are defined.
-    let mut sums = [(0.0f64, 0.0f64, 0usize); 10];
+    let mut sums = [(0.0f64, 0.0f64, 0usize); Metric::FRAME_COUNT];
     for _ in 0..resamples {
         resample(base, &mut rng, &mut rb);
         resample(new, &mut rng, &mut rn);
         let b = of_frames(rb.iter().copied(), &mut scratch);
         let n = of_frames(rn.iter().copied(), &mut scratch);
-        for i in 0..10 {
+        for i in 0..Metric::FRAME_COUNT {
             if let (Some(x), Some(y)) = (b[i], n[i]) {
                 let d = y - x;
                 sums[i].0 += d;
@@ -91,7 +95,7 @@ pub fn bootstrap_p(
         }
     }
     let normal = Normal::standard();
-    for (i, metric) in Metric::FRAME.iter().enumerate() {
+    for (i, metric) in Metric::ALL[..Metric::FRAME_COUNT].iter().enumerate() {
         let (Some(x), Some(y), (s, s2, k)) = (observed_base[i], observed_new[i], sums[i]) else {
             continue;
         };
@@ -108,7 +112,7 @@ pub fn bootstrap_p(
                 0.0
             }
         } else {
-            (2.0 * (1.0 - normal.cdf(d.abs() / var.sqrt()))).clamp(0.0, 1.0)
+            (2.0 * normal.sf(d.abs() / var.sqrt())).clamp(0.0, 1.0)
         });
     }
     out
@@ -193,10 +197,13 @@ mod tests {
         }
     }
 
-    fn series(n: usize, janky_every: usize, dur_ms: f64) -> Vec<FrameSample> {
+    /// `n` frames, each janky with probability `janky_in_100` % (ChaCha from `seed`), janky ones twice as long.
+    fn series(n: usize, janky_in_100: usize, seed: u64) -> Vec<FrameSample> {
+        let dur_ms = 10.0;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..n)
             .map(|i| {
-                let janky = janky_every > 0 && i % janky_every == 0;
+                let janky = rng.random_range(0..100) < janky_in_100;
                 FrameSample {
                     start_ns: i as i64,
                     dur_ms: Some(if janky { 2.0 * dur_ms } else { dur_ms }),
@@ -212,15 +219,18 @@ mod tests {
 
     #[test]
     fn bootstrap_finds_a_real_change_and_not_a_copy() {
-        let base = series(900, 30, 10.0);
+        let base = series(900, 3, 1);
         let same = bootstrap_p(&base, &base, 400, 1);
         assert_eq!(same[1], Some(1.0), "a series against itself: d = 0");
         assert_eq!(same[0], None, "frames is not tested");
-        // janky 3.3 % → 10 %.
-        let worse = bootstrap_p(&base, &series(900, 10, 10.0), 400, 1);
+        // janky 3 % → 10 %: the standard error of the difference is ≈ 1.2 points, z ≈ 6.
+        let worse = bootstrap_p(&base, &series(900, 10, 2), 400, 1);
         assert!(worse[1].unwrap() < 1e-4, "{:?}", worse[1]);
+        // Another draw at the same 3 %: noise.
+        let same_rate = bootstrap_p(&base, &series(900, 3, 3), 400, 1);
+        assert!(same_rate[1].unwrap() > 0.05, "{:?}", same_rate[1]);
         // Deterministic for a seed.
-        assert_eq!(worse, bootstrap_p(&base, &series(900, 10, 10.0), 400, 1));
+        assert_eq!(worse, bootstrap_p(&base, &series(900, 10, 2), 400, 1));
         assert_eq!(block_len(900), 30);
         assert_eq!(block_len(1), 1);
     }

@@ -102,7 +102,8 @@ impl DiffRow {
 /// A finished comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diff {
-    /// `regressed` if any row regressed, else `improved` if any improved, else `no significant change`.
+    /// `regressed` if any row regressed, else `improved` if any improved, else `no significant change`; `not
+    /// tested` when no (row, metric) could be tested (nothing matched, or no test applies).
     pub verdict: String,
     /// `runs` (≥ 2 runs per side: Welch's t-test over runs), `single trace` (block bootstrap over frames), or
     /// `mixed`.
@@ -234,8 +235,8 @@ fn gather(side: &Side) -> BTreeMap<&Key, Vec<&Sample>> {
 }
 
 /// Compares two sides: rows matched by [`Key`] across every run of each side (a key missing from some runs is
-/// compared over the runs that have it), each metric tested ([`compare`]): Welch's t-test over per-run values when
-/// both sides have ≥ 2 runs, else a moving-block bootstrap over the frames of all runs of each side, else not
+/// compared over the runs that have it), each metric tested: Welch's t-test over per-run values when
+/// both sides have ≥ 2 runs, else a circular block bootstrap over the frames of all runs of each side, else not
 /// tested. p-values are adjusted over every test of the diff; a row is `regressed` / `improved` when its adjusted
 /// p-value is below `alpha` and its delta goes the worse / better way ([`Metric::higher_is_worse`]).
 pub fn diff(base: &Side, new: &Side, options: &Options) -> Diff {
@@ -300,7 +301,7 @@ pub fn diff(base: &Side, new: &Side, options: &Options) -> Diff {
         );
     } else {
         notes.push(format!(
-            "A side with one run: frames are resampled with a moving-block bootstrap (blocks of sqrt(n) \
+            "A side with one run: frames are resampled with a circular block bootstrap (blocks of sqrt(n) \
              consecutive frames, {} resamples, fixed seed); this is weaker evidence than repeated runs: it \
              measures noise within one recording, not between recordings.",
             options.resamples
@@ -311,6 +312,8 @@ pub fn diff(base: &Side, new: &Side, options: &Options) -> Diff {
             verdict::REGRESSED
         } else if improved > 0 {
             verdict::IMPROVED
+        } else if p.is_empty() {
+            verdict::NOT_TESTED
         } else {
             verdict::NO_CHANGE
         }

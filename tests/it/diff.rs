@@ -30,6 +30,14 @@ fn injected(cause: Cause) -> Vec<(i64, Cause)> {
         .collect()
 }
 
+/// BASE: seed 1; NEW: seed 1 with `cause` injected ([`injected`]); both in a temporary directory.
+fn injected_pair(cause: Cause) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "base.pftrace", &pipeline(1, vec![]));
+    let new = write(dir.path(), "new.pftrace", &pipeline(1, injected(cause)));
+    (dir, base, new)
+}
+
 fn write(dir: &Path, name: &str, p: &Pipeline) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, p.build().bytes()).unwrap();
@@ -102,13 +110,7 @@ fn two_seeds_of_one_pipeline_are_not_significantly_different() {
 
 #[test]
 fn a_slow_ui_thread_regresses_the_app_layer_and_the_reverse_improves_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = write(dir.path(), "base.pftrace", &pipeline(1, vec![]));
-    let new = write(
-        dir.path(),
-        "new.pftrace",
-        &pipeline(1, injected(Cause::UiThread)),
-    );
+    let (_dir, base, new) = injected_pair(Cause::UiThread);
     let (code, json, stderr) = diff_json(&base, &new, &["--fail-on", "janky_pct>+1"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
@@ -144,13 +146,7 @@ fn a_slow_ui_thread_regresses_the_app_layer_and_the_reverse_improves_it() {
 
 #[test]
 fn a_slow_surfaceflinger_regresses_sf_jank_not_app_jank() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = write(dir.path(), "base.pftrace", &pipeline(1, vec![]));
-    let new = write(
-        dir.path(),
-        "new.pftrace",
-        &pipeline(1, injected(Cause::SurfaceFlinger)),
-    );
+    let (_dir, base, new) = injected_pair(Cause::SurfaceFlinger);
     let (code, json, stderr) = diff_json(&base, &new, &["--fail-on", "sf_janky_pct>+1"]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(verdict(&json, "layer", LAYER, "sf_janky_pct"), "regressed");
@@ -298,13 +294,7 @@ fn cells(line: &str) -> Vec<String> {
 
 #[test]
 fn markdown_is_a_table_and_the_png_is_drawn() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = write(dir.path(), "base.pftrace", &pipeline(1, vec![]));
-    let new = write(
-        dir.path(),
-        "new.pftrace",
-        &pipeline(1, injected(Cause::UiThread)),
-    );
+    let (dir, base, new) = injected_pair(Cause::UiThread);
     let png = dir.path().join("diff.png");
     let out = ftl(&[
         "diff",

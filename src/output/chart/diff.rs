@@ -184,6 +184,9 @@ fn draw_deltas<DB: DrawingBackend>(
         Rectangle::new([(0.0, y), (l.new_pct - l.base_pct, y + 1)], colour.filled())
     });
     chart.draw_series(bars).map_err(cause)?;
+    chart
+        .draw_series(LineSeries::new([(0.0, 0), (0.0, n)], INK.stroke_width(1)))
+        .map_err(cause)?;
     let style = (FAMILY, LABEL_PX).into_font().color(&INK);
     for (i, l) in shown.iter().enumerate() {
         let y = n - 1 - i as i32;
