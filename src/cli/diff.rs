@@ -19,8 +19,9 @@ output of `ftl batch --format parquet` (its -o DIR or the triage.parquet in it).
 matched by name with instance suffixes (#123) and addresses (@0xabc) dropped; rows on one side only are listed.
 
 Metrics (per process and per layer; units in the names):
-  frames (shown, not tested), janky_pct, app_janky_pct, sf_janky_pct, dropped_pct (FrameTimeline jank tags,
-  % of frames), frame_dur_ms_p50/p90/p99, overrun_ms_p90/p99, fps_mean, fps_1pct_low, perfdog_stutter_pct,
+  frames (shown, not tested), janky_pct (the source's own measure, named in jank_measure: FrameTimeline jank
+  tag, JankTracker for gfxinfo, PerfDog Jank for --latency), app_janky_pct, sf_janky_pct, dropped_pct
+  (FrameTimeline jank tags, % of frames), frame_dur_ms_p50/p90/p99, overrun_ms_p90/p99, fps_mean, fps_1pct_low, perfdog_stutter_pct,
   sm, max_frame_delay (pacing: with repeated runs only)
 Statistics: with >= 2 runs on each side the runs are the unit (Welch's t-test on per-run values); otherwise
 the frames of each side are resampled with a circular block bootstrap (blocks of sqrt(n) frames, fixed seed),

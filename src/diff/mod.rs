@@ -93,6 +93,8 @@ pub struct Sample {
     /// The row's frames in time order (single-trace statistics); `None` when not kept or not available (text
     /// captures, Parquet inputs).
     pub frames: Option<Vec<FrameSample>>,
+    /// What `janky_pct` counts ([`jank_measure`]).
+    pub jank_measure: Option<&'static str>,
 }
 
 /// One analysed input of a side.
@@ -245,11 +247,17 @@ fn analyse_side(paths: &[PathBuf], options: &LoadOptions) -> Result<Side> {
     })
 }
 
+/// (pid, layer) of a triage row, as `ftl batch` groups them.
+type RowKey<'a> = (Option<i32>, Option<&'a str>);
+
 /// The rows of one analysed input: per process and per layer, with their frames if `keep_frames`.
 fn run_of(job: &Job, analysis: &Analysis, keep_frames: bool) -> Run {
     let mut rows = batch::triage_rows(job, analysis, Grouping::Process);
     rows.extend(batch::triage_rows(job, analysis, Grouping::Layer));
-    let mut frames: BTreeMap<(Option<i32>, Option<&str>), Vec<FrameSample>> = BTreeMap::new();
+    if let Analysis::Capture(c) = analysis {
+        capture_jank(c, &mut rows);
+    }
+    let mut frames: BTreeMap<RowKey, Vec<FrameSample>> = BTreeMap::new();
     if let Analysis::Trace(report) = analysis {
         for f in &report.frames {
             let s = FrameSample::of(f);
@@ -270,6 +278,54 @@ fn run_of(job: &Job, analysis: &Analysis, keep_frames: bool) -> Run {
     Run {
         name: job.name.clone(),
         rows: keyed(with_frames.into_iter(), keep_frames),
+    }
+}
+
+/// The name of the jank measure behind `janky_pct` for an input of `source` (the triage `source` column).
+pub fn jank_measure(source: Option<&str>) -> Option<&'static str> {
+    match source? {
+        "perfetto" => Some("FrameTimeline jank tag"),
+        "gfxinfo" => Some("JankTracker"),
+        "sf_latency" => Some("PerfDog Jank"),
+        _ => None,
+    }
+}
+
+/// Fills the janky columns of a text capture's triage rows (null in the triage table, which keeps FrameTimeline
+/// columns for FrameTimeline) with the capture's own jank measure ([`jank_measure`]): HWUI JankTracker's janky
+/// frames for gfxinfo (recomputed from the framestats rows, else as dumped), PerfDog Jank intervals for
+/// `--latency`; the rows of a process sum its layers. Logcat has no frames: left null.
+fn capture_jank(c: &crate::analysis::capture::CaptureReport, rows: &mut [TriageRow]) {
+    let mut counts: BTreeMap<RowKey, (u64, u64)> = BTreeMap::new();
+    for l in &c.layers {
+        let tracked = l
+            .jank_tracker
+            .iter()
+            .find(|n| n.numbers == "recomputed")
+            .or(l.jank_tracker.first());
+        let (janky, total) = match (c.source, tracked) {
+            (crate::model::Source::Gfxinfo, Some(n)) => (n.janky_frames, n.total_frames),
+            (crate::model::Source::SfLatency, _) => match l.pacing.perfdog_jank {
+                Some(j) => (j, l.frames),
+                None => continue,
+            },
+            _ => continue,
+        };
+        for key in [(l.pid, None), (l.pid, l.layer_name.as_deref())] {
+            let e = counts.entry(key).or_default();
+            e.0 += janky;
+            e.1 += total;
+        }
+    }
+    for r in rows {
+        if let Some(&(janky, total)) = counts.get(&(r.pid, r.layer_name.as_deref())) {
+            r.janky_frames = Some(janky);
+            r.janky_pct = Some(if total == 0 {
+                0.0
+            } else {
+                janky as f64 * 100.0 / total as f64
+            });
+        }
     }
 }
 
@@ -319,6 +375,7 @@ fn keyed<'a>(
                 layer_name: row.layer_name.clone(),
                 values,
                 frames: frames.filter(|_| keep_frames).cloned(),
+                jank_measure: jank_measure(row.source.as_deref()),
             },
         );
     }

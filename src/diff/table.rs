@@ -81,6 +81,9 @@ pub struct DiffRow {
     pub adjusted_p_value: Option<f64>,
     /// See [`verdict`].
     pub verdict: String,
+    /// On `janky_pct` rows, what counts as janky: `FrameTimeline jank tag` (traces), `JankTracker` (gfxinfo),
+    /// `PerfDog Jank` (`--latency`); `A vs B` when the sides differ (then not tested).
+    pub jank_measure: Option<String>,
 }
 
 impl DiffRow {
@@ -166,6 +169,12 @@ fn compare(key: &Key, base: &[&Sample], new: &[&Sample], options: &Options) -> V
         None => (None, None),
     };
     let name = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    let measure = |side: &[&Sample]| side.iter().find_map(|s| s.jank_measure);
+    let measures = match (measure(base), measure(new)) {
+        (Some(b), Some(n)) if b != n => Some(format!("{b} vs {n}")),
+        (b, n) => b.or(n).map(str::to_string),
+    };
+    let comparable = !measures.as_deref().is_some_and(|m| m.contains(" vs "));
     Metric::ALL
         .iter()
         .map(|&m| {
@@ -176,7 +185,7 @@ fn compare(key: &Key, base: &[&Sample], new: &[&Sample], options: &Options) -> V
             let (b_runs, n_runs) = (per_run(base), per_run(new));
             let (mut base_value, mut new_value) = (mean(&b_runs), mean(&n_runs));
             let (mut test, mut p) = ("none", None);
-            if m.higher_is_worse().is_some() {
+            if m.higher_is_worse().is_some() && (comparable || m != Metric::JankyPct) {
                 if runs_test {
                     p = welch_p(&b_runs, &n_runs);
                     test = "welch_t";
@@ -218,6 +227,7 @@ fn compare(key: &Key, base: &[&Sample], new: &[&Sample], options: &Options) -> V
                 p_value: p,
                 adjusted_p_value: None,
                 verdict: verdict.into(),
+                jank_measure: measures.clone().filter(|_| m == Metric::JankyPct),
             }
         })
         .collect()

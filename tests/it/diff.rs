@@ -369,3 +369,32 @@ fn bad_inputs_and_conditions_exit_2_with_one_line() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn text_captures_are_compared_on_their_own_jank_measure() {
+    let capture = shared().join("text/linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt");
+    let dir = tempfile::tempdir().unwrap();
+    for side in ["base", "new"] {
+        std::fs::create_dir(dir.path().join(side)).unwrap();
+        for i in 0..2 {
+            std::fs::copy(&capture, dir.path().join(format!("{side}/gfxinfo{i}.txt"))).unwrap();
+        }
+    }
+    let (code, json, stderr) = diff_json(
+        &dir.path().join("base"),
+        &dir.path().join("new"),
+        &["--fail-on", "janky_pct>+0"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let janky = row(&json, "process", "com.tencent.mobileqq", "janky_pct");
+    assert_eq!(janky["jank_measure"], "JankTracker");
+    assert_eq!(janky["test"], "welch_t");
+    assert_eq!(janky["verdict"], "no significant change");
+    // The QQ capture's JankTracker summary (recomputed from its framestats rows) is not 0.
+    assert!(janky["base_value"].as_f64().unwrap() > 0.0, "{janky}");
+    // FrameTimeline-only metrics have nothing to compare.
+    assert_eq!(
+        row(&json, "process", "com.tencent.mobileqq", "frame_dur_ms_p90")["verdict"],
+        "not tested"
+    );
+}
