@@ -148,8 +148,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
         // Frames are resampled when a side has one run; the picture's CDFs need them too.
         keep_frames: base_inputs.count().min(new_inputs.count()) < 2 || args.png.is_some(),
     };
-    let base = diff::load_side(&base_inputs, &load)?;
-    let new = diff::load_side(&new_inputs, &load)?;
+    let (base, new) = diff::load_sides(&base_inputs, &new_inputs, &load)?;
     let options = table::Options {
         alpha: args.alpha,
         correction: args.correction.into(),

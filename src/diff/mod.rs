@@ -184,44 +184,65 @@ pub fn find_inputs(side: &str, paths: &[PathBuf], recursive: bool) -> Result<Inp
     Ok(Inputs::Traces(found.traces))
 }
 
-/// Reads a side: analyses its traces in parallel with the batch machinery ([`batch::run`]), or reads its
-/// Parquet triage rows (one run per `trace` value).
+/// Reads both sides (BASE, NEW): the traces of both are analysed in one parallel batch ([`batch::run`]: one
+/// pool, so that neither side waits for the other's last trace), Parquet sides are read as triage rows (one run
+/// per `trace` value).
 ///
 /// Errors: the first input that fails (its one-line error naming the file) — a diff over a side with a missing
 /// run would compare different things —, and the errors of [`crate::output::table::read_parquet_rows`].
-pub fn load_side(inputs: &Inputs, options: &LoadOptions) -> Result<Side> {
-    match inputs {
-        Inputs::Traces(paths) => analyse_side(paths, options),
-        Inputs::Parquet(files) => {
-            let mut by_trace: BTreeMap<String, Vec<TriageRow>> = BTreeMap::new();
-            for f in files {
-                for row in crate::output::table::read_parquet_rows::<TriageRow>(f)? {
-                    if !row.is_ok() {
-                        return Err(Error::Usage(format!(
-                            "{}: holds a failed input: {}",
-                            f.display(),
-                            row.status
-                        )));
-                    }
-                    by_trace.entry(row.trace.clone()).or_default().push(row);
-                }
-            }
-            let runs = by_trace
-                .into_iter()
-                .map(|(name, rows)| Run {
-                    name,
-                    rows: keyed(rows.iter().map(|r| (r, None)), false),
-                })
-                .collect();
-            Ok(Side {
-                runs,
-                kind: "parquet",
-            })
-        }
-    }
+pub fn load_sides(base: &Inputs, new: &Inputs, options: &LoadOptions) -> Result<(Side, Side)> {
+    let traces = |i: &Inputs| match i {
+        Inputs::Traces(paths) => paths.clone(),
+        Inputs::Parquet(_) => Vec::new(),
+    };
+    let (base_paths, new_paths) = (traces(base), traces(new));
+    let mut runs = analyse(
+        &[base_paths.as_slice(), new_paths.as_slice()].concat(),
+        options,
+    )?;
+    let new_runs = runs.split_off(base_paths.len().min(runs.len()));
+    let side = |inputs: &Inputs, runs: Vec<Run>| match inputs {
+        Inputs::Traces(_) => Ok(Side {
+            runs,
+            kind: "traces",
+        }),
+        Inputs::Parquet(files) => read_parquet_side(files),
+    };
+    Ok((side(base, runs)?, side(new, new_runs)?))
 }
 
-fn analyse_side(paths: &[PathBuf], options: &LoadOptions) -> Result<Side> {
+fn read_parquet_side(files: &[PathBuf]) -> Result<Side> {
+    let mut by_trace: BTreeMap<String, Vec<TriageRow>> = BTreeMap::new();
+    for f in files {
+        for row in crate::output::table::read_parquet_rows::<TriageRow>(f)? {
+            if !row.is_ok() {
+                return Err(Error::Usage(format!(
+                    "{}: holds a failed input: {}",
+                    f.display(),
+                    row.status
+                )));
+            }
+            by_trace.entry(row.trace.clone()).or_default().push(row);
+        }
+    }
+    let runs = by_trace
+        .into_iter()
+        .map(|(name, rows)| Run {
+            name,
+            rows: keyed(rows.iter().map(|r| (r, None)), false),
+        })
+        .collect();
+    Ok(Side {
+        runs,
+        kind: "parquet",
+    })
+}
+
+/// Analyses `paths` in parallel; their runs in the same order.
+fn analyse(paths: &[PathBuf], options: &LoadOptions) -> Result<Vec<Run>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
     let jobs = batch::jobs(paths);
     let runs: Mutex<BTreeMap<String, Run>> = Mutex::new(BTreeMap::new());
     let sink = |job: &Job, analysis: &Analysis| {
@@ -241,10 +262,7 @@ fn analyse_side(paths: &[PathBuf], options: &LoadOptions) -> Result<Side> {
         return Err(Error::Usage(status.to_string()));
     }
     let mut runs = runs.into_inner().unwrap_or_default();
-    Ok(Side {
-        runs: jobs.iter().filter_map(|j| runs.remove(&j.name)).collect(),
-        kind: "traces",
-    })
+    Ok(jobs.iter().filter_map(|j| runs.remove(&j.name)).collect())
 }
 
 /// (pid, layer) of a triage row, as `ftl batch` groups them.
