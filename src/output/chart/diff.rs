@@ -126,14 +126,7 @@ fn draw_cdfs<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &DiffChart) -
                 PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FAMILY, LABEL_PX))
-        .background_style(WHITE.mix(0.85))
-        .border_style(INK)
-        .draw()
-        .map_err(cause)
+    super::legend::series_labels(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 /// Horizontal bars of new − base janky % per matched layer, coloured by verdict.
