@@ -142,7 +142,7 @@ fn draw_deltas<DB: DrawingBackend>(
             .then(a.layer.cmp(&b.layer))
     });
     shown.truncate(MAX_LAYERS);
-    let n = shown.len().max(1) as i32;
+    let n = shown.len().max(1) as f64;
     let extent = shown
         .iter()
         .map(|l| (l.new_pct - l.base_pct).abs())
@@ -155,7 +155,7 @@ fn draw_deltas<DB: DrawingBackend>(
         )
         .x_label_area_size(36)
         .y_label_area_size(8)
-        .build_cartesian_2d(-extent..extent, 0..n)
+        .build_cartesian_2d(-extent..extent, 0.0..n)
         .map_err(cause)?;
     chart
         .configure_mesh()
@@ -173,16 +173,19 @@ fn draw_deltas<DB: DrawingBackend>(
             "improved" => IMPROVED,
             _ => UNCHANGED,
         };
-        let y = n - 1 - i as i32;
-        Rectangle::new([(0.0, y), (l.new_pct - l.base_pct, y + 1)], colour.filled())
+        let y = n - 1.0 - i as f64;
+        Rectangle::new(
+            [(0.0, y + 0.2), (l.new_pct - l.base_pct, y + 0.8)],
+            colour.filled(),
+        )
     });
     chart.draw_series(bars).map_err(cause)?;
     chart
-        .draw_series(LineSeries::new([(0.0, 0), (0.0, n)], INK.stroke_width(1)))
+        .draw_series(LineSeries::new([(0.0, 0.0), (0.0, n)], INK.stroke_width(1)))
         .map_err(cause)?;
     let style = (FAMILY, LABEL_PX).into_font().color(&INK);
     for (i, l) in shown.iter().enumerate() {
-        let y = n - 1 - i as i32;
+        let y = n - 1.0 - i as f64;
         let label = format!(
             "{}  {:.1} → {:.1} %",
             super::super::label::elide(&l.layer, 70),
@@ -196,7 +199,7 @@ fn draw_deltas<DB: DrawingBackend>(
             extent * 0.02
         };
         chart
-            .draw_series([Text::new(label, (x, y + 1), style.clone())])
+            .draw_series([Text::new(label, (x, y + 0.8), style.clone())])
             .map_err(cause)?;
     }
     Ok(())
