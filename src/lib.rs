@@ -17,6 +17,7 @@
 //!   of every frame series ([`analysis::pacing`]); [`analysis::capture::CaptureReport`] for text captures.
 //! - [`output`]: polars tables (CSV / JSON / Parquet) and terminal text.
 //! - [`batch`]: many traces in parallel (rayon) into a ranked triage table, per-file failure isolation.
+//! - [`diff`]: BASE vs NEW (traces, sets of runs, batch outputs) into matched rows with tests and verdicts.
 //! - [`synth`]: builds trace bytes from events (test fixtures, benchmarks).
 //! - [`cli`]: the `ftl` command line.
 #![warn(missing_docs)]
@@ -26,6 +27,7 @@ pub mod analysis;
 pub mod batch;
 pub mod cli;
 pub mod decode;
+pub mod diff;
 pub mod error;
 pub mod input;
 pub mod model;

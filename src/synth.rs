@@ -694,6 +694,90 @@ fn shift_vsync_id(buf: &[u8], d: i64) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Makes every `every`-th actual SurfaceFrame of layer `layer` (the `every`-th, `2·every`-th ... in packet order)
+/// end `delay_ns` later: the `timestamp` of its `FrameEnd` packet (matched by cookie) is moved, every other byte
+/// is kept. An injected regression for `ftl diff` tests: those frames get longer durations and overruns, their
+/// jank labels are SurfaceFlinger's as recorded. Returns the new trace and how many frames were delayed. Packets
+/// inside `compressed_packets` are not rewritten. Errors: `trace` is not a sequence of TracePackets.
+pub fn delay_frame_ends(
+    trace: &[u8],
+    layer: &str,
+    every: usize,
+    delay_ns: u64,
+) -> Result<(Vec<u8>, usize), String> {
+    const ACTUAL_SURFACE_FRAME_START: u32 = 4;
+    const FRAME_END: u32 = 5;
+    let packets = split_packets(trace)?;
+    // (kind, cookie, layer name) of a packet's FrameTimelineEvent.
+    let event = |packet: &[u8]| -> Result<Option<(u32, u64, Vec<u8>)>, String> {
+        let mut found = None;
+        for_each_field(packet, |field, value, _| {
+            if let (PACKET_FRAME_TIMELINE_EVENT, Value::Len(msg)) = (field, value) {
+                for_each_field(msg, |kind, value, _| {
+                    if let Value::Len(body) = value {
+                        let (mut cookie, mut name) = (0, Vec::new());
+                        for_each_field(body, |f, v, _| {
+                            match (f, v) {
+                                (1, Value::Varint(c)) => cookie = c,
+                                (5, Value::Len(n)) => name = n.to_vec(),
+                                _ => {}
+                            }
+                            Ok(())
+                        })?;
+                        found = Some((kind, cookie, name));
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        Ok(found)
+    };
+    let mut delayed = std::collections::HashSet::new();
+    let mut seen = 0usize;
+    for p in &packets {
+        if let Some((ACTUAL_SURFACE_FRAME_START, cookie, name)) = event(p)? {
+            if name == layer.as_bytes() {
+                seen += 1;
+                if every > 0 && seen.is_multiple_of(every) {
+                    delayed.insert(cookie);
+                }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(trace.len());
+    let mut packet = Vec::new();
+    for p in &packets {
+        let late = matches!(event(p)?, Some((FRAME_END, cookie, _)) if delayed.contains(&cookie));
+        if !late {
+            append_packet(&mut out, p);
+            continue;
+        }
+        packet.clear();
+        for_each_field(p, |field, value, raw| {
+            match (field, value) {
+                (PACKET_TIMESTAMP, Value::Varint(ts)) => {
+                    put_varint(&mut packet, field, ts.wrapping_add(delay_ns))
+                }
+                _ => packet.extend_from_slice(raw),
+            }
+            Ok(())
+        })?;
+        append_packet(&mut out, &packet);
+    }
+    Ok((out, delayed.len()))
+}
+
+/// `frames` slots drawn independently with probability `share` from a ChaCha generator seeded with `seed`
+/// (ascending): the `late` or `causes` slots of a [`Pipeline`] that differ from seed to seed like two recordings.
+pub fn random_slots(seed: u64, frames: i64, share: f64) -> Vec<i64> {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..frames)
+        .filter(|_| rng.random_bool(share.clamp(0.0, 1.0)))
+        .collect()
+}
+
 /// A simulated pipeline (60 Hz by default): SurfaceFlinger composes a DisplayFrame every vsync and one app layer
 /// draws a SurfaceFrame per vsync; a frame whose slot is in `late` finishes half a vsync after its deadline, is
 /// presented one vsync later (Late Present, App Deadline Missed) and the app skips the next slot. Labels are the

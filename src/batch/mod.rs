@@ -3,7 +3,9 @@
 
 mod triage;
 
-pub use triage::{rank, triage_rows, Column, Condition, Grouping, Op, TriageRow};
+pub use triage::{
+    by_name, rank, split_condition, triage_rows, Column, Condition, Grouping, Op, TriageRow,
+};
 
 use crate::analysis::{Analysis, Config};
 use crate::error::{Error, Result};

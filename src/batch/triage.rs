@@ -8,7 +8,7 @@ use crate::analysis::metrics::{FrameTimes, LayerSummary};
 use crate::analysis::pacing::Pacing;
 use crate::analysis::percentile::percentile;
 use crate::analysis::{Analysis, Report};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -31,7 +31,8 @@ pub enum Grouping {
 /// pacing numbers ([`Pacing`]): counts are summed over the row's layers, `max_frame_delay` and
 /// `perfdog_stutter_pct` are the largest, `sm` and `gt_sm` the lowest (worst), and the FPS columns are those of
 /// the layer with the most presents. Optional fields are null for failed inputs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TriageRow {
     /// The input's unique name in the batch ([`Job::name`]), the `trace=` partition of `frames/`.
     pub trace: String,
@@ -423,14 +424,24 @@ impl fmt::Display for Column {
 impl FromStr for Column {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Column::ALL
-            .into_iter()
-            .find(|c| c.name() == s.trim())
-            .ok_or_else(|| {
-                let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
-                format!("unknown column '{s}'; one of: {}", names.join(", "))
-            })
+        by_name(s, &Column::ALL, Column::name, "column")
     }
+}
+
+/// The item of `all` whose `name` is `s` (trimmed); else an error listing the names (`what`: "column").
+pub fn by_name<T: Copy>(
+    s: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+) -> Result<T, String> {
+    all.iter()
+        .copied()
+        .find(|c| name(*c) == s.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|c| name(*c)).collect();
+            format!("unknown {what} '{s}'; one of: {}", names.join(", "))
+        })
 }
 
 /// Sorts rows for the triage table: analysed rows by `key` descending (nulls after numbers), ties by path then
@@ -478,7 +489,20 @@ impl Op {
         ("<", Op::Lt),
     ];
 
-    fn symbol(self) -> &'static str {
+    /// True if `value OP threshold`.
+    pub fn holds(self, value: f64, threshold: f64) -> bool {
+        match self {
+            Op::Gt => value > threshold,
+            Op::Ge => value >= threshold,
+            Op::Lt => value < threshold,
+            Op::Le => value <= threshold,
+            Op::Eq => value == threshold,
+            Op::Ne => value != threshold,
+        }
+    }
+
+    /// The operator as written (`>=`, `<` ...).
+    pub fn symbol(self) -> &'static str {
         Op::ALL
             .iter()
             .find(|(_, op)| *op == self)
@@ -501,14 +525,9 @@ pub struct Condition {
 impl Condition {
     /// True if the row's value satisfies the condition (a regression).
     pub fn holds(&self, row: &TriageRow) -> bool {
-        self.column.value(row).is_some_and(|v| match self.op {
-            Op::Gt => v > self.threshold,
-            Op::Ge => v >= self.threshold,
-            Op::Lt => v < self.threshold,
-            Op::Le => v <= self.threshold,
-            Op::Eq => v == self.threshold,
-            Op::Ne => v != self.threshold,
-        })
+        self.column
+            .value(row)
+            .is_some_and(|v| self.op.holds(v, self.threshold))
     }
 }
 
@@ -518,19 +537,25 @@ impl fmt::Display for Condition {
     }
 }
 
+/// Splits a condition `NAME OP REST` at its operator (`> >= < <= == !=`): (NAME, OP, REST trimmed). Shared by
+/// `ftl batch --fail-on` and `ftl diff --fail-on`, whose REST also takes a sign and a `%`.
+pub fn split_condition(s: &str) -> Result<(&str, Op, &str), String> {
+    let at = s
+        .find(['<', '>', '=', '!'])
+        .ok_or_else(|| "no operator (> >= < <= == !=)".to_string())?;
+    let (name, rest) = s.split_at(at);
+    let (symbol, op) = Op::ALL
+        .into_iter()
+        .find(|(sym, _)| rest.starts_with(sym))
+        .ok_or_else(|| "unknown operator".to_string())?;
+    Ok((name.trim(), op, rest[symbol.len()..].trim()))
+}
+
 impl FromStr for Condition {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = |why: &str| format!("'{s}': {why}; expected COLUMN OP NUMBER, e.g. janky_pct>5");
-        let at = s
-            .find(['<', '>', '=', '!'])
-            .ok_or_else(|| bad("no operator (> >= < <= == !=)"))?;
-        let (column, rest) = s.split_at(at);
-        let (symbol, op) = Op::ALL
-            .into_iter()
-            .find(|(sym, _)| rest.starts_with(sym))
-            .ok_or_else(|| bad("unknown operator"))?;
-        let number = rest[symbol.len()..].trim();
+        let (column, op, number) = split_condition(s).map_err(|e| bad(&e))?;
         let threshold: f64 = number
             .parse()
             .ok()

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub mod batch;
+pub mod diff;
 pub mod report;
 
 /// Did it jank, where, and whose fault was it? FrameTimeline analysis of Android Perfetto traces, and the pacing
@@ -44,6 +45,7 @@ const EXAMPLES: &str = "Examples:
   ftl analyze latency.txt --layer-name 'SurfaceView - com.example.game/com.example.game.MainActivity#0'
   ftl analyze gfxinfo.txt --format json             # JankTracker recomputed from framestats + as dumped
   ftl batch captures/ --fail-on 'perfdog_big_jank>0'
+  ftl diff base/ new/ --fail-on 'janky_pct>+1'       # A/B with statistics; exit 1 on a significant regression
   ftl explain 'Buffer Stuffing'";
 
 /// The subcommands.
@@ -67,6 +69,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Triage many traces and captures in parallel into one ranked table; bad files are reported, not fatal.
     Batch(batch::BatchArgs),
+    /// Did NEW get smoother or jankier than BASE? Two traces, two sets of runs or two batch outputs compared per
+    /// process and per layer, with tests, verdicts and a --fail-on gate on the changes.
+    Diff(diff::DiffArgs),
     /// Print a Perfetto stdlib table of the app's frames (android_frames, android_frame_stats, ...) row for
     /// row, with Perfetto's column names; needs the app's atrace sections (Choreographer#doFrame, DrawFrame).
     Table(TableArgs),
@@ -396,6 +401,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
         Command::Report(a) => report::run(&a)?,
         Command::Batch(a) => return batch::run(&a),
+        Command::Diff(a) => return diff::run(&a),
         Command::Table(a) => {
             let windows = crate::model::window::WindowSpec {
                 ranges: a.window.ranges()?,

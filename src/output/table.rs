@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use polars::prelude::*;
-use serde::Serialize;
+use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::Write;
@@ -46,7 +46,7 @@ impl Kind {
     /// `frames`, `_count`, `pid`, `uid`, Perfetto's `frame_dur_*` (ns), the integer pacing metrics
     /// (`avg_surface_fps*`, `jank_count*`, `max_frame_delay*`, `perfdog_jank`, `perfdog_big_jank`, `*_min` of
     /// smoothness, `skip_events`, `dumps`, `rows`) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps`, `fps_*`,
-    /// `sm`, `gt_sm` → float; `is_*`, `agrees` → bool; anything else → string.
+    /// `sm`, `gt_sm`, `_value` → float; `is_*`, `agrees` → bool; anything else → string.
     fn of_unit(name: &str) -> Kind {
         let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s));
         let starts = |prefixes: &[&str]| prefixes.iter().any(|s| name.starts_with(s));
@@ -68,7 +68,7 @@ impl Kind {
             )
         {
             Kind::Int
-        } else if ends(&["_ms", "_pct", "_hz", "_rate"])
+        } else if ends(&["_ms", "_pct", "_hz", "_rate", "_value"])
             || name.contains("_ms_")
             || name == "fps"
             || starts(&["fps_"])
@@ -197,4 +197,27 @@ fn write_to<W: Write>(df: &mut DataFrame, format: TableFormat, mut out: W) -> Re
         }
     }
     out.flush().map_err(|e| e.to_string())
+}
+
+/// Reads the rows of a Parquet file written by [`write_table`] back into `T` (the inverse of [`to_dataframe`]:
+/// columns matched to fields by name, nulls to `None`, missing columns to `T`'s serde defaults).
+///
+/// Errors: [`Error::Io`] if the file cannot be opened; [`Error::Capture`] (line 0) naming the file if it is not
+/// Parquet or its rows do not fit `T`.
+pub fn read_parquet_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    let bad = |cause: String| Error::Capture {
+        path: path.to_path_buf(),
+        line: 0,
+        cause,
+    };
+    let file = File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| bad(format!("not a readable Parquet table: {e}")))?;
+    let mut json = Vec::new();
+    write_to(&mut df, TableFormat::Json, &mut json).map_err(bad)?;
+    serde_json::from_slice(&json).map_err(|e| bad(format!("unexpected columns: {e}")))
 }

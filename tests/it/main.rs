@@ -7,6 +7,7 @@ mod chart;
 mod classify;
 mod cli;
 mod common;
+mod diff;
 mod errors;
 mod golden;
 mod peer;

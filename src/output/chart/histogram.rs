@@ -2,7 +2,7 @@
 //! deadline and the vsync period marked.
 
 use super::data::{Histogram, JankClass, NS_PER_MS};
-use super::legend::{colour, INK};
+use super::legend::colour;
 use super::{cause, DrawResult, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -73,12 +73,5 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, h: &Histogram) ->
                 PathElement::new(vec![(lx, ly), (lx + 14, ly)], c.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FAMILY, LABEL_PX))
-        .background_style(WHITE.mix(0.85))
-        .border_style(INK)
-        .draw()
-        .map_err(cause)
+    super::legend::series_labels(&mut chart, SeriesLabelPosition::UpperRight)
 }

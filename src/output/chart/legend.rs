@@ -190,3 +190,18 @@ pub fn draw<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// Draws the series labels of `chart` in a white, bordered box at `position` (every overview panel's legend).
+pub fn series_labels<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FAMILY, super::histogram::LABEL_PX))
+        .background_style(WHITE.mix(0.85))
+        .border_style(INK)
+        .draw()
+        .map_err(cause)
+}

@@ -10,6 +10,7 @@ pub mod app_lanes;
 pub mod breakdown;
 pub mod capture;
 pub mod data;
+pub mod diff;
 pub mod histogram;
 pub mod legend;
 pub mod rate;

@@ -3,7 +3,7 @@
 
 use super::data::{JankClass, Rates, NS_PER_S};
 use super::histogram::{CAPTION_PX, LABEL_PX};
-use super::legend::{colour, INK};
+use super::legend::colour;
 use super::{cause, DrawResult, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -90,12 +90,5 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Rates) -> Dra
         .map_err(cause)?
         .label("FPS: distinct presents of app frames per s")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], FPS.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font((FAMILY, LABEL_PX))
-        .background_style(WHITE.mix(0.85))
-        .border_style(INK)
-        .draw()
-        .map_err(cause)
+    super::legend::series_labels(&mut chart, SeriesLabelPosition::UpperLeft)
 }
