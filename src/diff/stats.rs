@@ -49,7 +49,7 @@ fn resample<'a>(frames: &'a [FrameSample], rng: &mut ChaCha8Rng, out: &mut Vec<&
     while out.len() < n {
         let start = rng.random_range(0..n);
         let take = len.min(n - out.len());
-        out.extend(frames.iter().cycle().skip(start).take(take));
+        out.extend((start..start + take).map(|i| &frames[i % n]));
     }
 }
 
