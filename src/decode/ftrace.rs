@@ -748,22 +748,32 @@ mod tests {
             "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
         ] {
             let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-            for packet in crate::synth::split_packets(&trace).unwrap() {
-                let mut wire = Bytes::new(packet);
-                while !wire.at_eof() {
-                    let (field, wire_type) = wire.key().unwrap();
-                    if (field, wire_type) != (1, LEN) {
-                        wire.skip_value(wire_type).unwrap();
-                        continue;
-                    }
-                    let bundle = wire.bytes().unwrap();
-                    let general = walk_general(bundle).unwrap();
-                    prints += general.1.len();
-                    assert_eq!(walk_fast(bundle).unwrap(), general, "{name}");
-                }
+            for bundle in bundles(&trace) {
+                let general = walk_general(bundle).unwrap();
+                prints += general.1.len();
+                assert_eq!(walk_fast(bundle).unwrap(), general, "{name}");
             }
         }
         assert!(prints > 13_000, "{prints}");
+    }
+
+    /// The values of length-delimited field `field` in `msg`.
+    fn len_fields(msg: &[u8], field: u32) -> Vec<&[u8]> {
+        let mut wire = Bytes::new(msg);
+        let mut found = Vec::new();
+        while !wire.at_eof() {
+            match wire.key().unwrap() {
+                (f, LEN) if f == field => found.push(wire.bytes().unwrap()),
+                (_, wire_type) => wire.skip_value(wire_type).unwrap(),
+            }
+        }
+        found
+    }
+
+    /// The ftrace bundles of a trace.
+    fn bundles(trace: &[u8]) -> Vec<&[u8]> {
+        let packets = crate::synth::split_packets(trace).unwrap();
+        packets.into_iter().flat_map(|p| len_fields(p, 1)).collect()
     }
 
     /// Every (next_pid, comm) pair of a `compact_sched`, decoded whole.
@@ -795,51 +805,36 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
         let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-        let (mut bundles, mut switches) = (0, 0);
-        for packet in crate::synth::split_packets(&trace).unwrap() {
-            let mut wire = Bytes::new(packet);
-            while !wire.at_eof() {
-                let (field, wire_type) = wire.key().unwrap();
-                if (field, wire_type) != (1, LEN) {
-                    wire.skip_value(wire_type).unwrap();
-                    continue;
+        let (mut compact, mut switches) = (0, 0);
+        for bundle in bundles(&trace) {
+            for msg in len_fields(bundle, BUNDLE_COMPACT_SCHED) {
+                let all = all_switches(msg);
+                // The most and least frequent threads of the bundle, one of them with a multi-byte varint,
+                // and one thread that never runs.
+                let mut counts = std::collections::BTreeMap::new();
+                for &(pid, _) in &all {
+                    *counts.entry(pid).or_insert(0) += 1;
                 }
-                let mut bundle = Bytes::new(wire.bytes().unwrap());
-                while !bundle.at_eof() {
-                    let (field, wire_type) = bundle.key().unwrap();
-                    if (field, wire_type) != (BUNDLE_COMPACT_SCHED, LEN) {
-                        bundle.skip_value(wire_type).unwrap();
-                        continue;
-                    }
-                    let msg = bundle.bytes().unwrap();
-                    let all = all_switches(msg);
-                    // The most and least frequent threads of the bundle, one of them with a multi-byte varint,
-                    // and one thread that never runs.
-                    let mut counts = std::collections::BTreeMap::new();
-                    for &(pid, _) in &all {
-                        *counts.entry(pid).or_insert(0) += 1;
-                    }
-                    let mut by_count: Vec<_> = counts.into_iter().collect();
-                    by_count.sort_by_key(|&(pid, n)| (std::cmp::Reverse(n), pid));
-                    let mut wanted: Vec<i32> = by_count.iter().take(2).map(|&(p, _)| p).collect();
-                    wanted.extend(by_count.last().map(|&(p, _)| p));
-                    wanted.push(i32::MAX);
-                    wanted.sort_unstable();
-                    wanted.dedup();
-                    let expected: Vec<_> = all
-                        .iter()
-                        .filter(|(pid, comm)| wanted.contains(pid) && !comm.is_empty())
-                        .map(|&(tid, comm)| FtraceItem::Comm { tid, comm })
-                        .collect();
-                    let mut items = Vec::new();
-                    compact_sched(msg, &wanted, &mut |i| items.push(i)).unwrap();
-                    assert_eq!(items, expected, "wanted {wanted:?}");
-                    bundles += 1;
-                    switches += items.len();
-                }
+                let mut by_count: Vec<_> = counts.into_iter().collect();
+                by_count.sort_by_key(|&(pid, n)| (std::cmp::Reverse(n), pid));
+                let mut wanted: Vec<i32> = by_count.iter().take(2).map(|&(p, _)| p).collect();
+                wanted.extend(by_count.last().map(|&(p, _)| p));
+                wanted.push(i32::MAX);
+                wanted.sort_unstable();
+                wanted.dedup();
+                let expected: Vec<_> = all
+                    .iter()
+                    .filter(|(pid, comm)| wanted.contains(pid) && !comm.is_empty())
+                    .map(|&(tid, comm)| FtraceItem::Comm { tid, comm })
+                    .collect();
+                let mut items = Vec::new();
+                compact_sched(msg, &wanted, &mut |i| items.push(i)).unwrap();
+                assert_eq!(items, expected, "wanted {wanted:?}");
+                compact += 1;
+                switches += items.len();
             }
         }
-        assert!(bundles > 100 && switches > 1000, "{bundles} {switches}");
+        assert!(compact > 100 && switches > 1000, "{compact} {switches}");
     }
 
     #[test]
