@@ -163,3 +163,73 @@ fn write_tmp(bytes: &[u8]) -> std::path::PathBuf {
     std::fs::write(&p, bytes).unwrap();
     p
 }
+
+/// Every prefix of the smallest real trace (cut at each 4 KiB boundary, and at seeded random bytes inside
+/// packets) analyses to a partial report that says where the file ended, or fails with one line naming the
+/// file; never a panic.
+#[test]
+fn every_prefix_of_a_real_trace_is_a_partial_report_or_a_clean_error() {
+    let bytes = std::fs::read(
+        shared().join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
+    )
+    .unwrap();
+    let packets = ftl::synth::split_packets(&bytes).unwrap();
+    // Where each packet's payload starts (offsets into `bytes`) and, from the seeded generator, a byte inside
+    // each of 64 packets.
+    let starts: Vec<usize> = packets
+        .iter()
+        .map(|p| p.as_ptr() as usize - bytes.as_ptr() as usize)
+        .collect();
+    let noise = random_bytes(0x9e37_79b9_7f4a_7c15, 64 * 8);
+    let inside = noise.chunks(8).map(|c| {
+        let r = u64::from_le_bytes(c.try_into().unwrap()) as usize;
+        let (start, len) = {
+            let i = r % packets.len();
+            (starts[i], packets[i].len())
+        };
+        start + (r >> 20) % len.max(1)
+    });
+    let ends: Vec<usize> = starts
+        .iter()
+        .zip(&packets)
+        .map(|(s, p)| s + p.len())
+        .collect();
+    let cuts: Vec<usize> = (4096..bytes.len()).step_by(4096).chain(inside).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut partial, mut failed) = (0, 0);
+    for cut in cuts {
+        let path = dir.path().join(format!("cut_{cut}.perfetto-trace"));
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let analysed = std::panic::catch_unwind(|| {
+            ftl::analyze_path(&path, &ftl::analysis::Config::default())
+        })
+        .unwrap_or_else(|_| panic!("panic on the first {cut} bytes"));
+        match analysed {
+            Ok(ftl::analysis::Analysis::Trace(report)) => {
+                let at = report.diagnostics.truncated_at_byte;
+                // A cut on a packet boundary is a complete (shorter) trace.
+                let on_boundary = ends.contains(&cut);
+                assert!(
+                    at.is_some_and(|at| at < cut as u64) || on_boundary,
+                    "cut at {cut}: truncated_at_byte {at:?}"
+                );
+                partial += 1;
+            }
+            Ok(other) => panic!("cut at {cut}: read as {other:?}"),
+            Err(e) => {
+                let message = e.to_string();
+                assert_eq!(message.lines().count(), 1, "cut at {cut}: {message}");
+                assert!(
+                    message.contains(&path.display().to_string()),
+                    "cut at {cut}: {message}"
+                );
+                failed += 1;
+            }
+        }
+    }
+    // Early prefixes hold no FrameTimeline event yet; later ones are partial reports.
+    assert!(
+        partial > 150 && failed > 0,
+        "{partial} partial, {failed} failed"
+    );
+}
