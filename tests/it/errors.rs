@@ -166,14 +166,23 @@ fn write_tmp(bytes: &[u8]) -> std::path::PathBuf {
 
 /// Every prefix of the smallest real trace (cut at each 4 KiB boundary, and at seeded random bytes inside
 /// packets) analyses to a partial report that says where the file ended, or fails with one line naming the
-/// file; never a panic.
+/// file; never a panic. With `FTL_SWEEP_ALL_TRACES` set (`fuzz/run.sh` does), every real trace is swept.
 #[test]
 fn every_prefix_of_a_real_trace_is_a_partial_report_or_a_clean_error() {
-    let bytes = std::fs::read(
-        shared().join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
-    )
-    .unwrap();
-    let packets = ftl::synth::split_packets(&bytes).unwrap();
+    let mut names = vec!["pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"];
+    if std::env::var_os("FTL_SWEEP_ALL_TRACES").is_some() {
+        names.extend([
+            "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+            "emulator_a12_cpu_sampling_60hz.pftrace",
+        ]);
+    }
+    for name in names {
+        sweep_prefixes(&std::fs::read(shared().join("traces").join(name)).unwrap());
+    }
+}
+
+fn sweep_prefixes(bytes: &[u8]) {
+    let packets = ftl::synth::split_packets(bytes).unwrap();
     // Where each packet's payload starts (offsets into `bytes`) and, from the seeded generator, a byte inside
     // each of 64 packets.
     let starts: Vec<usize> = packets
@@ -194,9 +203,11 @@ fn every_prefix_of_a_real_trace_is_a_partial_report_or_a_clean_error() {
         .zip(&packets)
         .map(|(s, p)| s + p.len())
         .collect();
-    let cuts: Vec<usize> = (4096..bytes.len()).step_by(4096).chain(inside).collect();
+    let mut cuts: Vec<usize> = (4096..bytes.len()).step_by(4096).chain(inside).collect();
+    cuts.sort_unstable();
     let dir = tempfile::tempdir().unwrap();
-    let (mut partial, mut failed) = (0, 0);
+    // Per cut, in order: a partial report (true) or a clean error (false).
+    let mut reports = Vec::new();
     for cut in cuts {
         let path = dir.path().join(format!("cut_{cut}.perfetto-trace"));
         std::fs::write(&path, &bytes[..cut]).unwrap();
@@ -213,7 +224,7 @@ fn every_prefix_of_a_real_trace_is_a_partial_report_or_a_clean_error() {
                     at.is_some_and(|at| at < cut as u64) || on_boundary,
                     "cut at {cut}: truncated_at_byte {at:?}"
                 );
-                partial += 1;
+                reports.push(true);
             }
             Ok(other) => panic!("cut at {cut}: read as {other:?}"),
             Err(e) => {
@@ -223,13 +234,18 @@ fn every_prefix_of_a_real_trace_is_a_partial_report_or_a_clean_error() {
                     message.contains(&path.display().to_string()),
                     "cut at {cut}: {message}"
                 );
-                failed += 1;
+                reports.push(false);
             }
         }
     }
-    // Early prefixes hold no FrameTimeline event yet; later ones are partial reports.
+    // Prefixes before the first FrameTimeline event fail (no FrameTimeline); every longer one is a report.
+    let first_report = reports
+        .iter()
+        .position(|&r| r)
+        .expect("some prefix is a report");
     assert!(
-        partial > 150 && failed > 0,
-        "{partial} partial, {failed} failed"
+        reports[first_report..].iter().all(|&r| r),
+        "a longer prefix failed after a report: {reports:?}"
     );
+    assert!(first_report > 0, "the shortest prefixes hold no frames");
 }
