@@ -11,7 +11,7 @@ pub mod atrace;
 mod clock;
 pub mod event;
 mod ftrace;
-mod ftrace_thread;
+mod ftrace_state;
 mod packets;
 pub mod wire;
 
@@ -85,16 +85,12 @@ pub fn decode<R: BufRead>(
 
 /// [`decode`], giving [`Atrace::Begin`] names only where `keep_name` says so (the others arrive empty): the
 /// model keeps a few section names out of the many an atrace-heavy trace holds, and most need no copy.
-/// `keep_name` is called from the thread that reads the ftrace bundles; `sink` only from the caller's.
 pub fn decode_keeping<R: BufRead>(
     reader: R,
-    keep_name: &(dyn Fn(&[u8]) -> bool + Sync),
+    keep_name: &dyn Fn(&[u8]) -> bool,
     sink: &mut dyn FnMut(Event),
 ) -> Result<DecodeSummary, DecodeError> {
-    std::thread::scope(|scope| {
-        let ftrace = ftrace_thread::FtraceLane::start(scope, keep_name);
-        let mut decoder = packets::PacketDecoder::new(sink, ftrace);
-        decoder.run(reader)?;
-        Ok(decoder.summary)
-    })
+    let mut decoder = packets::PacketDecoder::new(sink, keep_name);
+    decoder.run(reader)?;
+    Ok(decoder.summary)
 }

@@ -7,7 +7,7 @@ use super::clock::ClockConverter;
 use super::event::{
     Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
 };
-use super::ftrace_thread::{Bundle, FtraceLane, Item, Ready};
+use super::ftrace_state::{Bundle, FtraceReader, Item, KeepName};
 use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -83,13 +83,12 @@ impl Timed {
     }
 }
 
-/// Walks packets and emits events in packet order; one per trace. ftrace bundles are read on the ftrace thread
-/// behind `ftrace` (see [`FtraceLane`]); events of later packets wait for them, and so does anything that
-/// touches the clocks (a snapshot, an event left pending), so that every event is converted and emitted as if
-/// read in line.
+/// Walks packets and emits events in packet order; one per trace.
 pub(super) struct PacketDecoder<'s> {
     sink: &'s mut dyn FnMut(Event),
-    ftrace: FtraceLane,
+    ftrace: FtraceReader<'s>,
+    /// The item vector [`FtraceReader::bundle`] fills, reused.
+    items: Vec<Item>,
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
@@ -99,10 +98,11 @@ pub(super) struct PacketDecoder<'s> {
 }
 
 impl<'s> PacketDecoder<'s> {
-    pub(super) fn new(sink: &'s mut dyn FnMut(Event), ftrace: FtraceLane) -> Self {
+    pub(super) fn new(sink: &'s mut dyn FnMut(Event), keep_name: KeepName<'s>) -> Self {
         PacketDecoder {
             sink,
-            ftrace,
+            ftrace: FtraceReader::new(keep_name),
+            items: Vec::new(),
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
             pending: Vec::new(),
@@ -115,7 +115,6 @@ impl<'s> PacketDecoder<'s> {
     pub(super) fn run<R: BufRead>(&mut self, reader: R) -> Result<(), DecodeError> {
         let mut wire = WireReader::new(reader);
         let outcome = self.packets(&mut wire, 0);
-        self.deliver(true);
         self.summary.bytes = wire.offset();
         self.summary.trace_clock = self.clock.trace_clock();
         self.summary.unconvertible_timestamps += self.pending.len() as u64;
@@ -177,8 +176,7 @@ impl<'s> PacketDecoder<'s> {
                     "packet fields overrun the packet length".into(),
                 ));
             }
-            self.handle(&mut fields, depth)?;
-            self.deliver(false);
+            self.handle(&fields, depth)?;
         }
     }
 
@@ -192,7 +190,7 @@ impl<'s> PacketDecoder<'s> {
     }
 
     /// Turns the kept fields of one packet into events.
-    fn handle(&mut self, fields: &mut PacketFields, depth: u32) -> Result<(), DecodeError> {
+    fn handle(&mut self, fields: &PacketFields, depth: u32) -> Result<(), DecodeError> {
         if let (Some(bytes), Some(seq)) = (&fields.defaults, fields.sequence_id) {
             if let Ok(d) = proto::TracePacketDefaults::decode(bytes.as_slice()) {
                 if let Some(clock) = d.timestamp_clock_id {
@@ -208,8 +206,6 @@ impl<'s> PacketDecoder<'s> {
                         .iter()
                         .filter_map(|c| Some((c.clock_id?, c.timestamp?)))
                         .collect();
-                    // The bundles in flight are converted with the clocks known before this snapshot.
-                    self.deliver(true);
                     self.clock.add_snapshot(clocks, s.primary_trace_clock);
                     self.flush_pending();
                 }
@@ -221,7 +217,7 @@ impl<'s> PacketDecoder<'s> {
                 Ok(tree) => {
                     for t in tree.threads {
                         if let Some(tid) = t.tid {
-                            self.emit(Event::Thread {
+                            (self.sink)(Event::Thread {
                                 tid,
                                 tgid: t.tgid,
                                 name: t.name,
@@ -230,7 +226,7 @@ impl<'s> PacketDecoder<'s> {
                     }
                     for p in tree.processes {
                         if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
-                            self.emit(Event::Process {
+                            (self.sink)(Event::Process {
                                 pid,
                                 name,
                                 uid: p.uid,
@@ -243,7 +239,7 @@ impl<'s> PacketDecoder<'s> {
         }
         if let Some(bytes) = &fields.system_info {
             match proto::SystemInfo::decode(bytes.as_slice()) {
-                Ok(info) => self.emit(Event::SystemInfo(system_info(info))),
+                Ok(info) => (self.sink)(Event::SystemInfo(system_info(info))),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
@@ -253,15 +249,16 @@ impl<'s> PacketDecoder<'s> {
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
-        if let Some(bytes) = fields.ftrace.take() {
-            self.ftrace.send(bytes);
+        if let Some(bytes) = &fields.ftrace {
+            let bundle = self.ftrace.bundle(bytes, std::mem::take(&mut self.items));
+            self.bundle(bundle);
         }
         if let Some(bytes) = &fields.track_descriptor {
             match proto::TrackDescriptor::decode(bytes.as_slice()) {
                 Ok(d) => {
                     if let Some(uuid) = d.uuid {
                         let thread = d.thread.as_ref();
-                        self.emit(Event::TrackDescriptor {
+                        (self.sink)(Event::TrackDescriptor {
                             uuid,
                             parent_uuid: d.parent_uuid,
                             name: d.name.or(d.static_name),
@@ -300,31 +297,11 @@ impl<'s> PacketDecoder<'s> {
         Ok(())
     }
 
-    /// Sends `event` to the sink, or holds it behind the ftrace bundles in flight.
-    fn emit(&mut self, event: Event) {
-        if self.ftrace.is_idle() {
-            (self.sink)(event);
-        } else {
-            self.ftrace.hold(event);
-        }
-    }
-
-    /// Sends to the sink what is ready at the front of the output; with `all`, everything (waiting for the
-    /// ftrace thread).
-    fn deliver(&mut self, all: bool) {
-        while let Some(ready) = self.ftrace.next_ready(all) {
-            match ready {
-                Ready::Events(events) => events.into_iter().for_each(&mut *self.sink),
-                Ready::Bundle(bundle) => self.bundle(bundle),
-            }
-        }
-    }
-
-    /// The items of one ftrace bundle, now at the front of the output.
+    /// The items of one ftrace bundle, as events.
     fn bundle(&mut self, bundle: Bundle) {
         if bundle.malformed {
             self.summary.malformed_packets += 1;
-            self.ftrace.recycle(bundle.items);
+            self.items = bundle.items;
             return;
         }
         self.summary.atrace_lines += bundle.lines;
@@ -338,26 +315,18 @@ impl<'s> PacketDecoder<'s> {
                         self.summary.unconvertible_timestamps += 1;
                         continue;
                     };
-                    // Not `timed`: what is behind this bundle waits, what it says goes out now.
-                    match self.clock.to_trace(clock, ts) {
-                        Some(ts_ns) => (self.sink)(Event::Atrace { ts_ns, tid, event }),
-                        None => self.pending.push((clock, ts, Timed::Atrace { tid, event })),
-                    }
+                    self.timed(clock, ts, Timed::Atrace { tid, event });
                 }
             }
         }
-        self.ftrace.recycle(items);
+        self.items = items;
     }
 
     /// Emits `event` at `raw` on `clock` converted to the trace clock, or keeps it until a snapshot allows.
     fn timed(&mut self, clock: u32, raw: u64, event: Timed) {
         match self.clock.to_trace(clock, raw) {
-            Some(ts_ns) => self.emit(event.at(ts_ns)),
-            None => {
-                // Pending events are flushed in file order: the bundles before this one go first.
-                self.deliver(true);
-                self.pending.push((clock, raw, event));
-            }
+            Some(ts_ns) => (self.sink)(event.at(ts_ns)),
+            None => self.pending.push((clock, raw, event)),
         }
     }
 

@@ -95,9 +95,8 @@ fn atrace_sections_and_thread_names_round_trip_through_the_decoder() {
     assert_eq!(trace.timeline.expected.len(), plain.timeline.expected.len());
 }
 
-/// ftrace bundles are read on a thread of their own: the decoder still emits every event in packet order,
-/// interleaved with the packets around them, and converts atrace timestamps with the clocks known at their place
-/// in the file.
+/// The decoder emits ftrace events in packet order, interleaved with the packets around them, and converts
+/// atrace timestamps with the clocks known at their place in the file.
 #[test]
 fn ftrace_events_come_out_in_packet_order_among_other_packets() {
     const MONOTONIC_RAW: u32 = 4;
