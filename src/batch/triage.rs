@@ -8,7 +8,7 @@ use crate::analysis::metrics::{FrameTimes, LayerSummary};
 use crate::analysis::pacing::Pacing;
 use crate::analysis::percentile::percentile;
 use crate::analysis::{Analysis, Report};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -31,7 +31,7 @@ pub enum Grouping {
 /// pacing numbers ([`Pacing`]): counts are summed over the row's layers, `max_frame_delay` and
 /// `perfdog_stutter_pct` are the largest, `sm` and `gt_sm` the lowest (worst), and the FPS columns are those of
 /// the layer with the most presents. Optional fields are null for failed inputs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TriageRow {
     /// The input's unique name in the batch ([`Job::name`]), the `trace=` partition of `frames/`.
     pub trace: String,
