@@ -285,13 +285,9 @@ fn table(
 ) -> PyResult<PyDataFrame> {
     let path = path_of(path)?;
     let which = PerfettoTable::from_str(name, false).map_err(|_| {
-        let names: Vec<String> = PerfettoTable::value_variants()
-            .iter()
-            .filter_map(|t| t.to_possible_value().map(|v| v.get_name().to_string()))
-            .collect();
         PyValueError::new_err(format!(
             "unknown table '{name}'; one of: {}",
-            names.join(", ")
+            table_names().join(", ")
         ))
     })?;
     let ranges = WindowArgs {
