@@ -159,6 +159,7 @@ def triage(
     """
     storage_options = dict(storage_options or {})
     analysis = _options(**options)
+    _ftl.check_options(by, sort, analysis)
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths]

@@ -442,6 +442,16 @@ fn exact_floats(value: serde_json::Value, encode: bool) -> serde_json::Value {
     }
 }
 
+/// Raises what `triage_one` and `triage_table` would raise for these options (ValueError / TypeError), so that a
+/// distributed triage fails on the driver before any work instead of making every input a failed row.
+#[pyfunction]
+#[pyo3(signature = (by="trace", sort="janky_pct", options=None))]
+fn check_options(by: &str, sort: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    grouping(by)?;
+    sort_column(sort)?;
+    config(options).map(|_| ())
+}
+
 /// The ranked triage table of outcomes (JSON from `triage_one`), as `ftl batch` ranks it; written as
 /// `out_dir/triage.parquet` if `out_dir` is given.
 #[pyfunction]
@@ -548,6 +558,7 @@ fn _ftl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(skip_reason, m)?)?;
     m.add_function(wrap_pyfunction!(triage_one, m)?)?;
     m.add_function(wrap_pyfunction!(triage_table, m)?)?;
+    m.add_function(wrap_pyfunction!(check_options, m)?)?;
     m.add_function(wrap_pyfunction!(clear_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(triage, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

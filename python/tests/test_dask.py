@@ -99,3 +99,14 @@ def test_dask_triage_of_an_object_store_listing(fleet, tmp_path, run_cli):
     parts = sorted(p for p in fs.find("/bucket/out") if p.endswith("part-0.parquet"))
     local = sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("part-0.parquet"))
     assert [p.split("/bucket/out/")[1] for p in parts] == [str(p) for p in local]
+
+
+def test_bad_options_fail_on_the_driver(client, fleet, tmp_path):
+    with pytest.raises(ValueError, match="present-threshold"):
+        ftl.dask.triage([fleet], None, client=client, present_threshold=-1)
+    with pytest.raises(ValueError, match="unknown column"):
+        ftl.dask.triage([fleet], None, client=client, sort="nope")
+    with pytest.raises(ValueError, match="by must be"):
+        ftl.dask.triage([fleet], None, client=client, by="device")
+    with pytest.raises(TypeError):
+        ftl.dask.triage([fleet], None, client=client, no_such_option=1)
