@@ -8,7 +8,9 @@ import gzip
 import json
 import os
 import random
+import sys
 import threading
+import time
 from pathlib import Path
 
 import polars as pl
@@ -238,22 +240,29 @@ def test_mutated_bytes_never_crash(tmp_path):
 
 
 def test_gil_released_while_reading():
-    """Another Python thread keeps running while ftl reads a trace."""
+    """Another Python thread keeps running while ftl reads a trace. With a 5 s switch interval a thread holding
+    the GIL is not preempted: the main thread ticks during the reads only if ftl releases the GIL."""
     trace = max(TRACES, key=lambda p: p.stat().st_size)
     done = threading.Event()
     ticks = 0
 
     def work():
-        for _ in range(5):
+        for _ in range(3):
             ftl.frames(trace)
         done.set()
 
-    t = threading.Thread(target=work)
-    t.start()
-    while not done.is_set():
-        ticks += 1
-    t.join()
-    assert ticks > 10_000
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(5.0)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0)  # gives the GIL back, so that the worker can run its Python code
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert ticks > 100  # 0 when the GIL is held (a pure-Python loop in `work` gives 0)
 
 
 def test_help_teaches():
