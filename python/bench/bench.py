@@ -7,7 +7,7 @@
    Python ≤ 1.2 × CLI. The replica is the throughput bench's (``cargo bench --bench throughput -- pixel7pro``
    builds it under target/bench-data/ with ``ftl::synth::replicate``).
 2. ``ftl.dask.triage`` of a fleet (``--fleet-copies`` copies of the real traces, Parquet output) on a
-   ``LocalCluster`` of 2 worker processes against 1 (one thread each). Target: 2 workers ≥ 1.6 × faster.
+   ``LocalCluster`` of 2 worker processes against 1 (one thread each, ``POLARS_MAX_THREADS=1``). Target: 2 workers ≥ 1.6 × faster.
 
 The CLI is ``$FTL_BIN`` or ``target/release/ftl`` (``cargo build --release``). Machines shared with other work
 give noisy figures: every run is printed, the best is compared.
@@ -28,6 +28,8 @@ import ftl
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
+# One thread per worker: polars' pool (the Parquet writer) would otherwise take the other core too.
+ONE_THREAD = {"POLARS_MAX_THREADS": "1"}
 REPLICA_GLOB = "pixel7pro_a13_nowinandroid_launch_120hz_x112*.pftrace"
 
 
@@ -70,7 +72,8 @@ def dask_bench(copies: int, runs: int) -> None:
         result = {}
         for workers in (1, 2):
             with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                          dashboard_address=None, env=ONE_THREAD) as cluster, \
+                    distributed.Client(cluster) as c:
                 ftl.dask.triage([fleet], Path(tmp) / "out", client=c)  # workers import ftl once
                 result[workers] = best(f"{workers} worker(s)", runs,
                                        lambda: ftl.dask.triage([fleet], Path(tmp) / "out", client=c))

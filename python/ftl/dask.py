@@ -189,8 +189,12 @@ def triage(
         try:
             client = get_client()
         except ValueError:
+            # One thread per worker, polars' pool (the Parquet writer) included.
             owned = LocalCluster(
-                n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True
+                n_workers=os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                env={"POLARS_MAX_THREADS": "1"},
             )
             client = Client(owned)
     try:
