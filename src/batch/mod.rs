@@ -187,8 +187,8 @@ pub struct Options {
     pub grouping: Grouping,
 }
 
-/// What became of one trace.
-#[derive(Debug, Clone, PartialEq)]
+/// What became of one trace (serialisable, so that a distributed engine can carry it between processes).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// Its rows: the triage rows, or one row whose `status` is the error.
     pub rows: Vec<TriageRow>,
@@ -249,7 +249,10 @@ where
     })
 }
 
-fn analyze_one<S>(job: &Job, options: &Options, sink: &S) -> Outcome
+/// Analyses one job as [`run`] does on its workers (the unit of work a distributed engine schedules, e.g. the
+/// Python package's Dask triage): `sink(job, analysis)` while the analysis is alive, then its triage rows; a
+/// load error, a sink error or a panic becomes one failed row naming the file.
+pub fn analyze_one<S>(job: &Job, options: &Options, sink: &S) -> Outcome
 where
     S: Fn(&Job, &Analysis) -> Result<()>,
 {
@@ -298,6 +301,60 @@ where
             }
         }
     }
+}
+
+/// The triage table of a Parquet batch, in its output directory.
+pub const TRIAGE_FILE: &str = "triage.parquet";
+/// Where a Parquet batch writes the SurfaceFrame rows of traces (the rows of `ftl frames`).
+pub const FRAMES_DIR: &str = "frames";
+/// Where it writes the frame rows of text captures (`ftl frames` on a capture: another schema).
+pub const SERIES_DIR: &str = "series";
+
+/// Empties (or creates) `out/frames` and `out/series` before a Parquet batch: they are ftl's own output, and
+/// partitions of an earlier run would mix with this run's in a query. Errors: [`Error::Output`].
+pub fn clear_partitions(out: &Path) -> Result<()> {
+    for dir in [out.join(FRAMES_DIR), out.join(SERIES_DIR)] {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::Output {
+                path: dir.to_path_buf(),
+                cause: format!("cannot replace the previous run's frames: {e}"),
+            })?;
+        }
+        create_dir(&dir)?;
+    }
+    Ok(())
+}
+
+fn create_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Output {
+        path: dir.to_path_buf(),
+        cause: e.to_string(),
+    })
+}
+
+/// Writes the input's per-frame rows (the rows of `ftl frames`, [`crate::output::frames_table`]) as
+/// `part-0.parquet` in the Hive partition `frames/trace=NAME` (traces) or `series/trace=NAME` (text captures
+/// with frames) under `out`; on failure the partition is removed, so that no half-written file outlives its
+/// failed row. The sink of `ftl batch -o DIR --format parquet`.
+pub fn write_partition(out: &Path, name: &str, analysis: &Analysis) -> Result<()> {
+    let dir = match analysis {
+        Analysis::Trace(_) => FRAMES_DIR,
+        Analysis::Capture(c) if c.series.is_empty() => return Ok(()),
+        Analysis::Capture(_) => SERIES_DIR,
+    };
+    let partition = out.join(dir).join(format!("trace={name}"));
+    create_dir(&partition)?;
+    let written = crate::output::frames_table(analysis, false).and_then(|mut df| {
+        crate::output::table::write_table(
+            &mut df,
+            crate::output::table::TableFormat::Parquet,
+            Some(&partition.join("part-0.parquet")),
+        )
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(partition);
+    }
+    written
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `ftl batch`: many traces in parallel into one ranked triage table (arguments, progress bar, Ctrl-C, outputs).
 
 use super::AnalysisArgs;
-use crate::analysis::{capture, Analysis};
+use crate::analysis::Analysis;
 use crate::batch::{self, BatchResult, Column, Condition, Grouping, Job, Outcome, TriageRow};
 use crate::error::{Error, Result};
 use crate::output::label;
@@ -203,17 +203,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
     let inputs = batch::collect_inputs(&args.paths, args.recursive)?;
     let jobs = batch::jobs(&inputs.traces);
     if let Some(out) = &frames_dir {
-        // frames/ and series/ are ftl's own output: partitions of an earlier run would mix with this run's in a
-        // query.
-        for dir in [out.join(FRAMES_DIR), out.join(SERIES_DIR)] {
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir).map_err(|e| Error::Output {
-                    path: dir.to_path_buf(),
-                    cause: format!("cannot replace the previous run's frames: {e}"),
-                })?;
-            }
-            create_dir(&dir)?;
-        }
+        batch::clear_partitions(out)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);
@@ -235,7 +225,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         bar.inc(1);
     };
     let sink = |job: &Job, analysis: &Analysis| match &frames_dir {
-        Some(out) => write_frames(out, &job.name, analysis),
+        Some(out) => batch::write_partition(out, &job.name, analysis),
         None => Ok(()),
     };
     let result = batch::run(&jobs, &options, &stop, sink, progress)?;
@@ -264,7 +254,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
             let (format, path) = match (args.format, output) {
                 (BatchFormat::Csv, p) => (TableFormat::Csv, p.map(Path::to_path_buf)),
                 (BatchFormat::Json, p) => (TableFormat::Json, p.map(Path::to_path_buf)),
-                (_, p) => (TableFormat::Parquet, p.map(|d| d.join("triage.parquet"))),
+                (_, p) => (TableFormat::Parquet, p.map(|d| d.join(batch::TRIAGE_FILE))),
             };
             write_table(&mut to_dataframe(&rows)?, format, path.as_deref())?;
             eprint!("{}", problems(&inputs.skipped, &rows));
@@ -282,42 +272,6 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
             ExitCode::SUCCESS
         },
     )
-}
-
-fn create_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::Output {
-        path: dir.to_path_buf(),
-        cause: e.to_string(),
-    })
-}
-
-/// Where a Parquet batch writes the SurfaceFrame rows of traces (the rows of `ftl frames`).
-const FRAMES_DIR: &str = "frames";
-/// Where it writes the frame rows of text captures (`ftl frames` on a capture: another schema).
-const SERIES_DIR: &str = "series";
-
-/// Writes the input's per-frame rows (the rows of `ftl frames`) as `part-0.parquet` in the partition
-/// `frames/trace=NAME` (traces) or `series/trace=NAME` (text captures with frames) under `out`; on failure the
-/// partition is removed, so that no half-written file outlives its failed row.
-fn write_frames(out: &Path, name: &str, analysis: &Analysis) -> Result<()> {
-    let (dir, rows) = match analysis {
-        Analysis::Trace(report) => (FRAMES_DIR, to_dataframe(&report.frames)),
-        Analysis::Capture(c) if c.series.is_empty() => return Ok(()),
-        Analysis::Capture(c) => (SERIES_DIR, to_dataframe(&capture::frame_rows(c))),
-    };
-    let partition = out.join(dir).join(format!("trace={name}"));
-    create_dir(&partition)?;
-    let written = rows.and_then(|mut df| {
-        write_table(
-            &mut df,
-            TableFormat::Parquet,
-            Some(&partition.join("part-0.parquet")),
-        )
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_dir_all(partition);
-    }
-    written
 }
 
 /// Traces done / total, MB/s and ETA on a terminal; hidden with `--quiet` or when stderr is not a terminal.

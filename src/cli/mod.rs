@@ -1,7 +1,7 @@
 //! The `ftl` command line (clap derive): argument types, the subcommands, and exit codes. The only module that
 //! knows argv, the terminal and exit codes.
 
-use crate::analysis::{self, capture, explain, slices, Analysis, Config};
+use crate::analysis::{self, explain, slices, Analysis, Config};
 use crate::error::{Error, Result};
 use crate::output::perfetto_tables::PerfettoTable;
 use crate::output::table::{to_dataframe, write_table, TableFormat};
@@ -385,17 +385,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Frames(a) => {
             let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
-            let mut df = match (&analysis, a.display_frames) {
-                (Analysis::Trace(report), true) => to_dataframe(&report.display_frames)?,
-                (Analysis::Trace(report), false) => to_dataframe(&report.frames)?,
-                (Analysis::Capture(c), true) => {
-                    return Err(Error::Usage(format!(
-                        "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
-                        c.source.command()
-                    )))
-                }
-                (Analysis::Capture(c), false) => to_dataframe(&capture::frame_rows(c))?,
-            };
+            let mut df = crate::output::frames_table(&analysis, a.display_frames)?;
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,

@@ -10,8 +10,8 @@ pub mod text;
 use crate::analysis::capture::CaptureReport;
 use crate::analysis::janktracker::JankTrackerNumbers;
 use crate::analysis::metrics::JankTypeCount;
-use crate::analysis::Report;
-use crate::error::Result;
+use crate::analysis::{Analysis, Report};
+use crate::error::{Error, Result};
 use polars::prelude::DataFrame;
 use serde::Serialize;
 use table::to_dataframe;
@@ -49,6 +49,21 @@ pub fn report_tables(report: &Report) -> Result<Vec<(&'static str, DataFrame)>> 
             to_dataframe(std::slice::from_ref(&report.diagnostics))?,
         ),
     ])
+}
+
+/// The table of `ftl frames`: one row per actual SurfaceFrame of a trace (per actual DisplayFrame with
+/// `display_frames`), or one row per frame of a text capture. Errors: `display_frames` on a capture
+/// ([`Error::Usage`]: DisplayFrames come from FrameTimeline).
+pub fn frames_table(analysis: &Analysis, display_frames: bool) -> Result<DataFrame> {
+    match (analysis, display_frames) {
+        (Analysis::Trace(report), true) => to_dataframe(&report.display_frames),
+        (Analysis::Trace(report), false) => to_dataframe(&report.frames),
+        (Analysis::Capture(c), true) => Err(Error::Usage(format!(
+            "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
+            c.source.command()
+        ))),
+        (Analysis::Capture(c), false) => to_dataframe(&crate::analysis::capture::frame_rows(c)),
+    }
 }
 
 /// A row of a capture's `jank_tracker` table: one window or process × one set of numbers.
