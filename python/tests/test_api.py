@@ -117,8 +117,6 @@ def assert_same_tree(a: Path, b: Path) -> None:
 
 
 def test_pandas_users_convert():
-    pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
     assert len(ftl.frames(TRACES[0]).to_pandas()) > 0
 
 
