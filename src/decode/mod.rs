@@ -11,7 +11,6 @@ pub mod atrace;
 mod clock;
 pub mod event;
 mod ftrace;
-mod ftrace_state;
 mod packets;
 pub mod wire;
 

@@ -2,12 +2,12 @@
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
 //! kept fields into [`Event`]s via prost.
 
-use super::atrace::Atrace;
+use super::atrace::{self, Atrace, Parsed};
 use super::clock::ClockConverter;
 use super::event::{
     Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
 };
-use super::ftrace_state::{Bundle, FtraceReader, Item, KeepName};
+use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -83,29 +83,36 @@ impl Timed {
     }
 }
 
-/// Walks packets and emits events in packet order; one per trace.
+/// Walks packets and emits events; one per trace.
 pub(super) struct PacketDecoder<'s> {
     sink: &'s mut dyn FnMut(Event),
-    ftrace: FtraceReader<'s>,
-    /// The item vector [`FtraceReader::bundle`] fills, reused.
-    items: Vec<Item>,
+    /// Which atrace `B` names to copy (see [`super::decode_keeping`]).
+    keep_name: &'s dyn Fn(&[u8]) -> bool,
     clock: ClockConverter,
     /// Per-sequence default clock from `trace_packet_defaults`.
     default_clock: HashMap<u32, u32>,
     /// Events waiting for a clock snapshot: (clock, raw ts, event).
     pending: Vec<(u32, u64, Timed)>,
+    /// The last ftrace name given per thread (scheduler names are emitted when they change it).
+    comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
+    /// Threads that wrote a section the model keeps (a few): the ones whose scheduler names are read.
+    named_writers: Vec<i32>,
     pub(super) summary: DecodeSummary,
 }
 
 impl<'s> PacketDecoder<'s> {
-    pub(super) fn new(sink: &'s mut dyn FnMut(Event), keep_name: KeepName<'s>) -> Self {
+    pub(super) fn new(
+        sink: &'s mut dyn FnMut(Event),
+        keep_name: &'s dyn Fn(&[u8]) -> bool,
+    ) -> Self {
         PacketDecoder {
             sink,
-            ftrace: FtraceReader::new(keep_name),
-            items: Vec::new(),
+            keep_name,
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
             pending: Vec::new(),
+            comms: Default::default(),
+            named_writers: Default::default(),
             summary: DecodeSummary::default(),
         }
     }
@@ -250,8 +257,7 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         if let Some(bytes) = &fields.ftrace {
-            let bundle = self.ftrace.bundle(bytes, std::mem::take(&mut self.items));
-            self.bundle(bundle);
+            self.ftrace(bytes);
         }
         if let Some(bytes) = &fields.track_descriptor {
             match proto::TrackDescriptor::decode(bytes.as_slice()) {
@@ -297,21 +303,54 @@ impl<'s> PacketDecoder<'s> {
         Ok(())
     }
 
-    /// The items of one ftrace bundle, as events.
-    fn bundle(&mut self, bundle: Bundle) {
-        if bundle.malformed {
-            self.summary.malformed_packets += 1;
-            self.items = bundle.items;
-            return;
-        }
-        self.summary.atrace_lines += bundle.lines;
-        self.summary.atrace_parse_failures += bundle.parse_failures;
-        let mut items = bundle.items;
-        for item in items.drain(..) {
+    /// The atrace lines and thread names of one ftrace bundle.
+    fn ftrace(&mut self, bundle: &[u8]) {
+        let mut items = Vec::new();
+        // The scheduler's names only of the threads that wrote a kept section (a DrawFrame's RenderThread): they
+        // are what the names are for, and the scheduler's events cost little then.
+        let names = (!self.named_writers.is_empty()).then_some(&self.named_writers[..]);
+        let clock = match ftrace::walk(bundle, names, &mut |item| items.push(item)) {
+            Ok(clock) => clock,
+            Err(_) => {
+                self.summary.malformed_packets += 1;
+                return;
+            }
+        };
+        for item in items {
             match item {
-                Item::ThreadName { tid, name, .. } => (self.sink)(Event::ThreadName { tid, name }),
-                Item::Atrace { ts, tid, event } => {
-                    let Some(clock) = bundle.clock else {
+                FtraceItem::ThreadName { tid, name } => {
+                    // The latest ftrace name of the thread, whichever event gave it.
+                    self.comms.insert(tid, name.as_bytes().into());
+                    (self.sink)(Event::ThreadName { tid, name });
+                }
+                FtraceItem::Comm { tid, comm } => {
+                    if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
+                        continue;
+                    }
+                    self.comms.insert(tid, comm.into());
+                    (self.sink)(Event::ThreadName {
+                        tid,
+                        name: String::from_utf8_lossy(comm).into_owned(),
+                    });
+                }
+                FtraceItem::Print { ts, tid, buf } => {
+                    self.summary.atrace_lines += 1;
+                    let event = match atrace::parse(buf, self.keep_name) {
+                        Parsed::Kept(event) => {
+                            if matches!(&event, Atrace::Begin { name, .. } if !name.is_empty())
+                                && !self.named_writers.contains(&tid)
+                            {
+                                self.named_writers.push(tid);
+                            }
+                            event
+                        }
+                        Parsed::Unused => continue,
+                        Parsed::Invalid => {
+                            self.summary.atrace_parse_failures += 1;
+                            continue;
+                        }
+                    };
+                    let Some(clock) = clock else {
                         self.summary.unconvertible_timestamps += 1;
                         continue;
                     };
@@ -319,7 +358,6 @@ impl<'s> PacketDecoder<'s> {
                 }
             }
         }
-        self.items = items;
     }
 
     /// Emits `event` at `raw` on `clock` converted to the trace clock, or keeps it until a snapshot allows.
