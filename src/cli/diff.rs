@@ -146,7 +146,9 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
         },
         recursive: args.recursive,
         // Frames are resampled when a side has one run; the picture's CDFs need them too.
-        keep_frames: base_inputs.count().min(new_inputs.count()) < 2 || args.png.is_some(),
+        keep_frames: base_inputs.is_single_trace()
+            || new_inputs.is_single_trace()
+            || args.png.is_some(),
     };
     let (base, new) = diff::load_sides(&base_inputs, &new_inputs, &load)?;
     let options = table::Options {

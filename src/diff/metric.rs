@@ -81,7 +81,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in table order.
-    pub const ALL: [Metric; 15] = [
+    pub const ALL: [Metric; Metric::COUNT] = [
         Metric::Frames,
         Metric::JankyPct,
         Metric::AppJankyPct,
@@ -98,6 +98,9 @@ impl Metric {
         Metric::Sm,
         Metric::MaxFrameDelay,
     ];
+
+    /// How many metrics there are.
+    pub const COUNT: usize = 15;
 
     /// How many metrics frames compute ([`of_frames`]): the first ones of [`Metric::ALL`].
     pub const FRAME_COUNT: usize = 10;

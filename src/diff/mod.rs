@@ -89,7 +89,7 @@ pub struct Sample {
     /// The layer name as recorded.
     pub layer_name: Option<String>,
     /// Every [`Metric`] in [`Metric::ALL`] order (`None` when undefined or not in the input).
-    pub values: [Option<f64>; 15],
+    pub values: [Option<f64>; Metric::COUNT],
     /// The row's frames in time order (single-trace statistics); `None` when not kept or not available (text
     /// captures, Parquet inputs).
     pub frames: Option<Vec<FrameSample>>,
@@ -136,13 +136,10 @@ pub enum Inputs {
 }
 
 impl Inputs {
-    /// Inputs (runs) on this side: traces, or distinct `trace` values are counted after reading, so Parquet
-    /// counts as many (≥ 2) when unknown.
-    pub fn count(&self) -> usize {
-        match self {
-            Inputs::Traces(t) => t.len(),
-            Inputs::Parquet(_) => usize::MAX,
-        }
+    /// True for a side of one trace or capture: its frames are what the tests resample (Parquet outputs
+    /// carry no frames).
+    pub fn is_single_trace(&self) -> bool {
+        matches!(self, Inputs::Traces(t) if t.len() < 2)
     }
 }
 

@@ -352,22 +352,11 @@ fn bad_inputs_and_conditions_exit_2_with_one_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("missing.pftrace"), "{stderr}");
-    let out = ftl(&[
-        "diff",
-        base.to_str().unwrap(),
-        base.to_str().unwrap(),
-        "--fail-on",
-        "janky>+1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = ftl(&[
-        "diff",
-        base.to_str().unwrap(),
-        base.to_str().unwrap(),
-        "--alpha",
-        "2",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
+    let base = base.to_str().unwrap();
+    for bad in [["--fail-on", "janky>+1"], ["--alpha", "2"]] {
+        let out = ftl(&["diff", base, base, bad[0], bad[1]]);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
 }
 
 #[test]
