@@ -3,7 +3,7 @@
 //! round trip); the GIL is released while a trace is read and analysed; `ftl::Error` becomes the exceptions of
 //! `ftl._errors`. The documented Python API is `python/ftl/__init__.py`.
 
-use clap::ValueEnum;
+use clap::{Args, FromArgMatches, ValueEnum};
 use ftl::analysis::{slices as slice_rows, Analysis, Config};
 use ftl::batch::{self, Grouping, Job, Outcome};
 use ftl::cli::{AnalysisArgs, WindowArgs};
@@ -124,18 +124,10 @@ fn obj<'py>(py: Python<'py>, value: impl IntoPyObject<'py>) -> Py<PyAny> {
 /// The analysis options of `ftl analyze` / `ftl frames` from the keyword arguments of the Python API (the
 /// names of the CLI options with `_` for `-`), validated by the CLI's own code.
 fn config(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
-    let mut args = AnalysisArgs {
-        process: None,
-        layer: None,
-        present_threshold: 2.0,
-        vsync_period: None,
-        refresh_rate: None,
-        sf_rules: None,
-        layer_name: None,
-        gfxinfo_drop_flagged: false,
-        macrobenchmark: None,
-        marker: Vec::new(),
-    };
+    // The CLI's defaults, from its own argument definitions.
+    let defaults = AnalysisArgs::augment_args(clap::Command::new("ftl")).get_matches_from(["ftl"]);
+    let mut args = AnalysisArgs::from_arg_matches(&defaults)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut window = WindowArgs { window: Vec::new() };
     if let Some(options) = options {
         for (key, value) in options.iter() {
@@ -316,14 +308,13 @@ fn table_names() -> Vec<String> {
 }
 
 fn grouping(by: &str) -> PyResult<Grouping> {
-    match by {
-        "trace" => Ok(Grouping::Trace),
-        "process" => Ok(Grouping::Process),
-        "layer" => Ok(Grouping::Layer),
-        other => Err(PyValueError::new_err(format!(
-            "by must be 'trace', 'process' or 'layer', got '{other}'"
-        ))),
-    }
+    ftl::cli::batch::By::from_str(by, false)
+        .map(Grouping::from)
+        .map_err(|_| {
+            PyValueError::new_err(format!(
+                "by must be 'trace', 'process' or 'layer', got '{by}'"
+            ))
+        })
 }
 
 fn sort_column(sort: &str) -> PyResult<batch::Column> {
