@@ -19,10 +19,13 @@ use pyo3_polars::PyDataFrame;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+/// Extra attributes of a raised exception: (name, value).
+type Attrs<'a> = Vec<(&'a str, Py<PyAny>)>;
+
 /// Which exception of `ftl._errors` an error becomes, and the attributes it carries.
 fn to_pyerr(py: Python<'_>, e: Error, loading_frame_timeline: bool) -> PyErr {
     let message = e.to_string();
-    let (class, path, attrs): (&str, Option<&Path>, Vec<(&str, Py<PyAny>)>) = match &e {
+    let (class, path, attrs): (&str, Option<&Path>, Attrs) = match &e {
         Error::Io { path, source } => (
             "ReadError",
             Some(path.as_path()),
@@ -96,13 +99,7 @@ fn detached<T: Send>(
 }
 
 /// An exception of `ftl._errors` with its `path` and other attributes.
-fn raise(
-    py: Python<'_>,
-    class: &str,
-    message: String,
-    path: Option<&Path>,
-    attrs: Vec<(&str, Py<PyAny>)>,
-) -> PyErr {
+fn raise(py: Python<'_>, class: &str, message: String, path: Option<&Path>, attrs: Attrs) -> PyErr {
     let made = (|| -> PyResult<PyErr> {
         let error = py
             .import("ftl._errors")?
