@@ -254,9 +254,9 @@ fn slices(py: Python<'_>, path: &Bound<'_, PyAny>, timeline: &str) -> PyResult<P
     detached(py, true, || {
         let trace = ftl::load_path(&path)?;
         if actual {
-            to_dataframe(&slice_rows::actual_rows(&trace.timeline))
+            to_dataframe(&slice_rows::actual_rows(&trace.timeline).collect::<Vec<_>>())
         } else {
-            to_dataframe(&slice_rows::expected_rows(&trace.timeline))
+            to_dataframe(&slice_rows::expected_rows(&trace.timeline).collect::<Vec<_>>())
         }
     })
     .map(df)

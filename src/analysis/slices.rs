@@ -56,28 +56,20 @@ fn base(timeline: &Timeline, s: &Slice) -> ExpectedSliceRow {
 }
 
 /// The expected table, in Perfetto's slice-id order.
-pub fn expected_rows(timeline: &Timeline) -> Vec<ExpectedSliceRow> {
-    timeline
-        .expected
-        .iter()
-        .map(|s| base(timeline, s))
-        .collect()
+pub fn expected_rows(timeline: &Timeline) -> impl Iterator<Item = ExpectedSliceRow> + '_ {
+    timeline.expected.iter().map(|s| base(timeline, s))
 }
 
 /// The actual table, in Perfetto's slice-id order.
-pub fn actual_rows(timeline: &Timeline) -> Vec<ActualSliceRow> {
-    timeline
-        .actual
-        .iter()
-        .map(|s| ActualSliceRow {
-            base: base(timeline, s),
-            present_type: s.present_type(),
-            on_time_finish: i64::from(s.labels.on_time_finish.unwrap_or(false)),
-            gpu_composition: i64::from(s.labels.gpu_composition.unwrap_or(false)),
-            jank_type: s.jank_type(),
-            prediction_type: s.prediction_type(),
-            jank_tag: s.jank_tag().name(),
-            jank_severity_type: s.severity(),
-        })
-        .collect()
+pub fn actual_rows(timeline: &Timeline) -> impl Iterator<Item = ActualSliceRow> + '_ {
+    timeline.actual.iter().map(|s| ActualSliceRow {
+        base: base(timeline, s),
+        present_type: s.present_type(),
+        on_time_finish: i64::from(s.labels.on_time_finish.unwrap_or(false)),
+        gpu_composition: i64::from(s.labels.gpu_composition.unwrap_or(false)),
+        jank_type: s.jank_type(),
+        prediction_type: s.prediction_type(),
+        jank_tag: s.jank_tag().name(),
+        jank_severity_type: s.severity(),
+    })
 }

@@ -344,13 +344,12 @@ pub fn write_partition(out: &Path, name: &str, analysis: &Analysis) -> Result<()
     };
     let partition = out.join(dir).join(format!("trace={name}"));
     create_dir(&partition)?;
-    let written = crate::output::frames_table(analysis, false).and_then(|mut df| {
-        crate::output::table::write_table(
-            &mut df,
-            crate::output::table::TableFormat::Parquet,
-            Some(&partition.join("part-0.parquet")),
-        )
-    });
+    let written = crate::output::write_frames(
+        analysis,
+        false,
+        crate::output::table::TableFormat::Parquet,
+        Some(&partition.join("part-0.parquet")),
+    );
     if written.is_err() {
         let _ = std::fs::remove_dir_all(partition);
     }

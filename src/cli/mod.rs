@@ -1,10 +1,11 @@
 //! The `ftl` command line (clap derive): argument types, the subcommands, and exit codes. The only module that
 //! knows argv, the terminal and exit codes.
 
+use crate::analysis::slices::{ActualSliceRow, ExpectedSliceRow};
 use crate::analysis::{self, explain, slices, Analysis, Config};
 use crate::error::{Error, Result};
 use crate::output::perfetto_tables::PerfettoTable;
-use crate::output::table::{to_dataframe, write_table, TableFormat};
+use crate::output::table::{write_rows, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -377,16 +378,28 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Slices(a) => {
             let trace = crate::load_path(&a.trace.trace)?;
-            let mut df = match a.timeline {
-                Timeline::Expected => to_dataframe(&slices::expected_rows(&trace.timeline))?,
-                Timeline::Actual => to_dataframe(&slices::actual_rows(&trace.timeline))?,
-            };
-            write_table(&mut df, a.format.into(), a.output.as_deref())?;
+            let (format, output) = (a.format.into(), a.output.as_deref());
+            match a.timeline {
+                Timeline::Expected => write_rows::<ExpectedSliceRow>(
+                    slices::expected_rows(&trace.timeline),
+                    format,
+                    output,
+                )?,
+                Timeline::Actual => write_rows::<ActualSliceRow>(
+                    slices::actual_rows(&trace.timeline),
+                    format,
+                    output,
+                )?,
+            }
         }
         Command::Frames(a) => {
             let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
-            let mut df = crate::output::frames_table(&analysis, a.display_frames)?;
-            write_table(&mut df, a.format.into(), a.output.as_deref())?;
+            crate::output::write_frames(
+                &analysis,
+                a.display_frames,
+                a.format.into(),
+                a.output.as_deref(),
+            )?;
         }
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
         Command::Report(a) => report::run(&a)?,

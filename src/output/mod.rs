@@ -2,19 +2,23 @@
 //! comfy-table and plotters appear.
 
 pub mod chart;
+mod columns;
 pub mod label;
 pub mod perfetto_tables;
 pub mod table;
 pub mod text;
 
+use crate::analysis::capture::CaptureFrameRow;
 use crate::analysis::capture::CaptureReport;
+use crate::analysis::frames::{DisplayFrameRow, FrameRow};
 use crate::analysis::janktracker::JankTrackerNumbers;
 use crate::analysis::metrics::JankTypeCount;
 use crate::analysis::{Analysis, Report};
 use crate::error::{Error, Result};
 use polars::prelude::DataFrame;
 use serde::Serialize;
-use table::to_dataframe;
+use std::path::Path;
+use table::{to_dataframe, write_rows, TableFormat};
 
 /// A row of the `jank_types` table: one process × jank-type component of Perfetto's metric.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -58,12 +62,36 @@ pub fn frames_table(analysis: &Analysis, display_frames: bool) -> Result<DataFra
     match (analysis, display_frames) {
         (Analysis::Trace(report), true) => to_dataframe(&report.display_frames),
         (Analysis::Trace(report), false) => to_dataframe(&report.frames),
-        (Analysis::Capture(c), true) => Err(Error::Usage(format!(
-            "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
-            c.source.command()
-        ))),
+        (Analysis::Capture(c), true) => Err(no_display_frames(c)),
         (Analysis::Capture(c), false) => to_dataframe(&crate::analysis::capture::frame_rows(c)),
     }
+}
+
+/// [`frames_table`] written to `path` (stdout when `None`) a batch at a time ([`table::write_rows`]), without
+/// the whole table in memory. Errors: those of [`frames_table`] and [`table::write_rows`].
+pub fn write_frames(
+    analysis: &Analysis,
+    display_frames: bool,
+    format: TableFormat,
+    path: Option<&Path>,
+) -> Result<()> {
+    match (analysis, display_frames) {
+        (Analysis::Trace(report), true) => {
+            write_rows::<DisplayFrameRow>(&report.display_frames, format, path)
+        }
+        (Analysis::Trace(report), false) => write_rows::<FrameRow>(&report.frames, format, path),
+        (Analysis::Capture(c), true) => Err(no_display_frames(c)),
+        (Analysis::Capture(c), false) => {
+            write_rows::<CaptureFrameRow>(crate::analysis::capture::frame_rows(c), format, path)
+        }
+    }
+}
+
+fn no_display_frames(c: &CaptureReport) -> Error {
+    Error::Usage(format!(
+        "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
+        c.source.command()
+    ))
 }
 
 /// A row of a capture's `jank_tracker` table: one window or process × one set of numbers.

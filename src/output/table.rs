@@ -1,10 +1,13 @@
 //! Rows → polars `DataFrame`s, written as CSV, JSON or Parquet. Columns come from the rows' `Serialize`
 //! field order, so every table has a stable schema that follows its row struct.
 
+use super::columns::Columns;
 use crate::error::{Error, Result};
+use polars::io::csv::write::BatchedWriter as CsvBatchedWriter;
+use polars::io::parquet::write::BatchedWriter as ParquetBatchedWriter;
 use polars::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
-use serde_json::Value;
+use std::borrow::Borrow;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -31,8 +34,9 @@ impl TableFormat {
     }
 }
 
+/// The type of a table column.
 #[derive(Clone, Copy)]
-enum Kind {
+pub(super) enum Kind {
     Int,
     Float,
     Bool,
@@ -47,7 +51,7 @@ impl Kind {
     /// (`avg_surface_fps*`, `jank_count*`, `max_frame_delay*`, `perfdog_jank`, `perfdog_big_jank`, `*_min` of
     /// smoothness, `skip_events`, `dumps`, `rows`) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps`, `fps_*`,
     /// `sm`, `gt_sm`, `_value` → float; `is_*`, `agrees` → bool; anything else → string.
-    fn of_unit(name: &str) -> Kind {
+    pub(super) fn of_unit(name: &str) -> Kind {
         let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s));
         let starts = |prefixes: &[&str]| prefixes.iter().any(|s| name.starts_with(s));
         if ends(&["_per_second", "_diagnostics"])
@@ -100,103 +104,167 @@ fn is_perfetto_integer(name: &str) -> bool {
         || name.starts_with("was_")
 }
 
-/// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised (a `T::default()`
-/// supplies them when `rows` is empty). Types: integers → Int64, floats → Float64, bools → Boolean, everything
-/// else → String (nested values as JSON text); `None` → null; a column without any value takes the type its name
-/// gives (`Kind::of_unit`), so a table's schema is the same for every trace.
+/// Rows per batch of [`write_rows`]: one Parquet row group, and the most rows held as cells at once.
+pub const BATCH_ROWS: usize = 16_384;
+
+/// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised, flattened fields
+/// included (a `T::default()` supplies them when `rows` is empty). Types: integers → Int64, floats → Float64,
+/// bools → Boolean, everything else → String (nested values as JSON text); `None` → null; a column without any
+/// value takes the type its name gives (`Kind::of_unit`), so a table's schema is the same for every trace.
 pub fn to_dataframe<T: Serialize + Default>(rows: &[T]) -> Result<DataFrame> {
-    let err = |cause: String| Error::Output {
-        path: "<table>".into(),
-        cause,
-    };
-    let objects: Vec<serde_json::Map<String, Value>> = rows
-        .iter()
-        .map(|r| match serde_json::to_value(r) {
-            Ok(Value::Object(m)) => Ok(m),
-            Ok(_) => Err(err("row is not a struct".into())),
-            Err(e) => Err(err(e.to_string())),
-        })
-        .collect::<Result<_>>()?;
-    let names: Vec<String> = match serde_json::to_value(T::default()) {
-        Ok(Value::Object(m)) => m.keys().cloned().collect(),
-        _ => return Err(err("row type is not a struct".into())),
-    };
-    let columns = names
-        .iter()
-        .map(|name| {
-            let values: Vec<&Value> = objects
-                .iter()
-                .map(|o| o.get(name).unwrap_or(&Value::Null))
-                .collect();
-            column(name, &values)
-        })
-        .collect();
-    DataFrame::new(rows.len(), columns).map_err(|e| err(e.to_string()))
+    let mut columns = Columns::of::<T>().map_err(table_error)?;
+    for row in rows {
+        columns.push(row).map_err(table_error)?;
+    }
+    columns.take_frame().map_err(|e| table_error(e.to_string()))
 }
 
-fn column(name: &str, values: &[&Value]) -> Column {
-    let kind = values.iter().fold(None, |kind, v| match (kind, v) {
-        (_, Value::Null) => kind,
-        (None | Some(Kind::Int), Value::Number(n)) if n.is_i64() => Some(Kind::Int),
-        (None | Some(Kind::Int) | Some(Kind::Float), Value::Number(_)) => Some(Kind::Float),
-        (None | Some(Kind::Bool), Value::Bool(_)) => Some(Kind::Bool),
-        _ => Some(Kind::Str),
-    });
-    let kind = kind.unwrap_or_else(|| Kind::of_unit(name));
-    let name = PlSmallStr::from(name);
-    match kind {
-        Kind::Int => Column::new(name, values.iter().map(|v| v.as_i64()).collect::<Vec<_>>()),
-        Kind::Float => Column::new(name, values.iter().map(|v| v.as_f64()).collect::<Vec<_>>()),
-        Kind::Bool => Column::new(name, values.iter().map(|v| v.as_bool()).collect::<Vec<_>>()),
-        Kind::Str => Column::new(
-            name,
-            values
-                .iter()
-                .map(|v| match v {
-                    Value::Null => None,
-                    Value::String(s) => Some(s.clone()),
-                    other => Some(other.to_string()),
-                })
-                .collect::<Vec<_>>(),
-        ),
+fn table_error(cause: String) -> Error {
+    Error::Output {
+        path: "<table>".into(),
+        cause,
     }
+}
+
+/// Writes rows as a table to `path`, or to stdout when `path` is `None` (CSV and JSON only), [`BATCH_ROWS`] at
+/// a time: the columns and types of [`to_dataframe`], and the same bytes as writing the whole table at once
+/// (the batches of a column that holds no value take the type of the first batch). Errors: [`Error::Usage`]
+/// for Parquet to stdout; [`Error::Output`] naming the file if it cannot be written.
+pub fn write_rows<T: Serialize + Default>(
+    rows: impl IntoIterator<Item = impl Borrow<T>>,
+    format: TableFormat,
+    path: Option<&Path>,
+) -> Result<()> {
+    let mut columns = Columns::of::<T>().map_err(table_error)?;
+    with_sink(format, path, |sink| {
+        for row in rows {
+            columns.push(row.borrow())?;
+            if columns.rows() == BATCH_ROWS {
+                sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+            }
+        }
+        if columns.rows() > 0 || !sink.started() {
+            sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+        }
+        Ok(())
+    })
 }
 
 /// Writes `df` to `path`, or to stdout when `path` is `None` (CSV and JSON only).
 pub fn write_table(df: &mut DataFrame, format: TableFormat, path: Option<&Path>) -> Result<()> {
+    with_sink(format, path, |sink| sink.write(df))
+}
+
+/// Opens the output, lets `fill` write its batches, and finishes the file. Errors name the output.
+fn with_sink(
+    format: TableFormat,
+    path: Option<&Path>,
+    fill: impl FnOnce(&mut Sink) -> Result<(), String>,
+) -> Result<()> {
     let shown = path.map_or_else(|| "<stdout>".into(), Path::to_path_buf);
     let err = |cause: String| Error::Output {
         path: shown.clone(),
         cause,
     };
-    match path {
-        Some(p) => {
-            let file = File::create(p).map_err(|e| err(e.to_string()))?;
-            write_to(df, format, file).map_err(err)
-        }
+    let out: Box<dyn Write> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| err(e.to_string()))?),
         None if format == TableFormat::Parquet => {
-            Err(Error::Usage("Parquet output needs -o FILE".into()))
+            return Err(Error::Usage("Parquet output needs -o FILE".into()))
         }
-        None => {
-            let stdout = std::io::stdout().lock();
-            write_to(df, format, stdout).map_err(err)
-        }
-    }
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut sink = Sink {
+        format,
+        out: Some(out),
+        writer: None,
+    };
+    fill(&mut sink).and_then(|()| sink.finish()).map_err(err)
 }
 
-fn write_to<W: Write>(df: &mut DataFrame, format: TableFormat, mut out: W) -> Result<(), String> {
-    let e = |e: PolarsError| e.to_string();
-    match format {
-        TableFormat::Csv => CsvWriter::new(&mut out).finish(df).map_err(e)?,
-        TableFormat::Json => JsonWriter::new(&mut out)
-            .with_json_format(JsonFormat::Json)
-            .finish(df)
-            .map_err(e)?,
-        TableFormat::Parquet => {
-            ParquetWriter::new(&mut out).finish(df).map_err(e)?;
+/// A table being written batch by batch with polars' batched writers (JSON: one array, its batches joined).
+struct Sink {
+    format: TableFormat,
+    /// The output until the first batch opens a writer on it.
+    out: Option<Box<dyn Write>>,
+    writer: Option<(Schema, Writer)>,
+}
+
+enum Writer {
+    Csv(CsvBatchedWriter<Box<dyn Write>>),
+    Parquet(ParquetBatchedWriter<Box<dyn Write>>),
+    Json(Box<dyn Write>, bool),
+}
+
+impl Sink {
+    fn started(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// Writes one batch; a batch whose types differ from the first batch's (a column null throughout one of
+    /// them) is cast to the first batch's schema.
+    fn write(&mut self, df: &mut DataFrame) -> Result<(), String> {
+        let e = |e: PolarsError| e.to_string();
+        if self.writer.is_none() {
+            let out = self.out.take().ok_or("output already closed")?;
+            let schema = df.schema().as_ref().clone();
+            let writer = match self.format {
+                TableFormat::Csv => Writer::Csv(CsvWriter::new(out).batched(&schema).map_err(e)?),
+                TableFormat::Parquet => {
+                    Writer::Parquet(ParquetWriter::new(out).batched(&schema).map_err(e)?)
+                }
+                TableFormat::Json => Writer::Json(out, false),
+            };
+            self.writer = Some((schema, writer));
+        }
+        let Some((schema, writer)) = &mut self.writer else {
+            unreachable!("opened above")
+        };
+        if df.schema().as_ref() != schema {
+            *df = df
+                .columns()
+                .iter()
+                .map(|c| c.cast(schema.get(c.name()).unwrap_or(c.dtype())))
+                .collect::<PolarsResult<Vec<_>>>()
+                .and_then(|columns| DataFrame::new(df.height(), columns))
+                .map_err(e)?;
+        }
+        match writer {
+            Writer::Csv(w) => w.write_batch(df).map_err(e),
+            Writer::Parquet(w) => w.write_batch(df).map_err(e),
+            Writer::Json(out, any_rows) => {
+                let mut array = Vec::new();
+                JsonWriter::new(&mut array)
+                    .with_json_format(JsonFormat::Json)
+                    .finish(df)
+                    .map_err(e)?;
+                let rows = array
+                    .strip_prefix(b"[")
+                    .and_then(|a| a.strip_suffix(b"]"))
+                    .ok_or("polars wrote JSON that is not an array")?;
+                let io = |e: std::io::Error| e.to_string();
+                if !*any_rows {
+                    out.write_all(b"[").map_err(io)?;
+                } else if !rows.is_empty() {
+                    out.write_all(b",").map_err(io)?;
+                }
+                *any_rows |= !rows.is_empty();
+                out.write_all(rows).map_err(io)
+            }
         }
     }
-    out.flush().map_err(|e| e.to_string())
+
+    fn finish(self) -> Result<(), String> {
+        let e = |e: PolarsError| e.to_string();
+        let io = |e: std::io::Error| e.to_string();
+        match self.writer {
+            Some((_, Writer::Csv(mut w))) => w.finish().map_err(e),
+            Some((_, Writer::Parquet(w))) => w.finish().map(drop).map_err(e),
+            Some((_, Writer::Json(mut out, _))) => {
+                out.write_all(b"]").and_then(|()| out.flush()).map_err(io)
+            }
+            None => Ok(()),
+        }
+    }
 }
 
 /// Reads the rows of a Parquet file written by [`write_table`] back into `T` (the inverse of [`to_dataframe`]:
@@ -218,6 +286,69 @@ pub fn read_parquet_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
         .finish()
         .map_err(|e| bad(format!("not a readable Parquet table: {e}")))?;
     let mut json = Vec::new();
-    write_to(&mut df, TableFormat::Json, &mut json).map_err(bad)?;
+    JsonWriter::new(&mut json)
+        .with_json_format(JsonFormat::Json)
+        .finish(&mut df)
+        .map_err(|e| bad(e.to_string()))?;
     serde_json::from_slice(&json).map_err(|e| bad(format!("unexpected columns: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, Default)]
+    struct Row {
+        ts: i64,
+        /// Null in the first batch, text later: later batches are cast to the first batch's schema.
+        note: Option<String>,
+        ratio_ms: f64,
+    }
+
+    fn rows() -> impl Iterator<Item = Row> {
+        (0..BATCH_ROWS as i64 * 2 + 7).map(|i| Row {
+            ts: i * 3,
+            note: (i > BATCH_ROWS as i64 + 2).then(|| format!("n{i}")),
+            ratio_ms: i as f64 / 7.0,
+        })
+    }
+
+    /// Streaming in batches writes the same bytes as the whole table at once (CSV, JSON) and the same
+    /// table (Parquet), with one row group per batch.
+    #[test]
+    fn batched_writes_equal_whole_table_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let all: Vec<Row> = rows().collect();
+        for format in [TableFormat::Csv, TableFormat::Json, TableFormat::Parquet] {
+            let whole = dir.path().join(format!("whole.{}", format.extension()));
+            let batched = dir.path().join(format!("batched.{}", format.extension()));
+            write_table(&mut to_dataframe(&all).unwrap(), format, Some(&whole)).unwrap();
+            write_rows::<Row>(rows(), format, Some(&batched)).unwrap();
+            if format == TableFormat::Parquet {
+                let read = |p: &Path| ParquetReader::new(File::open(p).unwrap()).finish().unwrap();
+                assert!(read(&whole).equals_missing(&read(&batched)));
+            } else {
+                let whole = std::fs::read(&whole).unwrap();
+                assert_eq!(whole, std::fs::read(&batched).unwrap(), "{format:?}");
+                assert!(whole.len() > BATCH_ROWS * 20);
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_table_keeps_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("empty.csv");
+        write_rows::<Row>(std::iter::empty::<Row>(), TableFormat::Csv, Some(&csv)).unwrap();
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), "ts,note,ratio_ms\n");
+        let json = dir.path().join("empty.json");
+        write_rows::<Row>(std::iter::empty::<Row>(), TableFormat::Json, Some(&json)).unwrap();
+        assert_eq!(std::fs::read_to_string(&json).unwrap(), "[]");
+    }
+
+    #[test]
+    fn parquet_to_stdout_is_a_usage_error() {
+        let e = write_rows::<Row>(rows().take(1), TableFormat::Parquet, None).unwrap_err();
+        assert!(matches!(e, Error::Usage(_)), "{e}");
+    }
 }

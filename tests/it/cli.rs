@@ -202,11 +202,11 @@ fn table_schemas_do_not_depend_on_the_trace() {
         let timeline = ftl::load_path(&path).expect("load").timeline;
         same_types(
             "expected slices",
-            &ftl::analysis::slices::expected_rows(&timeline),
+            &ftl::analysis::slices::expected_rows(&timeline).collect::<Vec<_>>(),
         );
         same_types(
             "actual slices",
-            &ftl::analysis::slices::actual_rows(&timeline),
+            &ftl::analysis::slices::actual_rows(&timeline).collect::<Vec<_>>(),
         );
     }
 }
