@@ -24,6 +24,10 @@
 //! FTL_BASELINE_BIN=/tmp/prev/target/release/ftl cargo bench --bench throughput -- pixel6a
 //! ```
 //!
+//! After each trace's row, the row-table commands (`slices --timeline actual` CSV, `frames` CSV and Parquet, to
+//! `/dev/null`) on the same file: best time and peak RSS, each also as a multiple of `analyze`'s in this run
+//! (target ≤ 1.5×), and the baseline binary's if set.
+//!
 //! Then a ≥ 100 MB `dumpsys SurfaceFlinger --latency` capture (real rows repeated with shifted timestamps,
 //! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
 //! dumps and every pacing metric), beside the same read baseline (and the baseline binary, if set).
@@ -121,7 +125,8 @@ fn main() {
         let read = best_of(|| read_all(&path, input.gzip));
         let frames = surface_frames(ftl, &path).to_string();
         let args = ["analyze", "--format", "json", "-o", "/dev/null"];
-        report_ftl(&path, &args, read, base.as_deref(), &frames);
+        let analyze = report_ftl(&path, &args, read, base.as_deref(), &frames);
+        report_row_tables(&path, analyze, base.as_deref());
     }
     if !wanted("sf_latency") {
         return;
@@ -158,9 +163,63 @@ fn main() {
     );
 }
 
+/// The row-table commands, each against `analyze --format json` on the same file (targets: at most 1.5× its
+/// time and 1.5× its peak RSS).
+const ROW_TABLES: [(&str, &[&str]); 3] = [
+    (
+        "slices actual csv",
+        &[
+            "slices",
+            "--timeline",
+            "actual",
+            "--format",
+            "csv",
+            "-o",
+            "/dev/null",
+        ],
+    ),
+    (
+        "frames csv",
+        &["frames", "--format", "csv", "-o", "/dev/null"],
+    ),
+    (
+        "frames parquet",
+        &["frames", "--format", "parquet", "-o", "/dev/null"],
+    ),
+];
+
+/// Runs each row-table command on `path` (best of three, and the baseline binary if given) and prints its
+/// time and peak RSS as multiples of `analyze` (its best time and RSS on the same file in this run).
+fn report_row_tables(path: &Path, analyze: (Duration, f64), base: Option<&Path>) {
+    for (name, args) in ROW_TABLES {
+        let (elapsed, rss) = best_run(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
+        let vs_base = match base.map(|bin| best_run(|| common::run_bin(bin, args, path))) {
+            Some(Ok((b, b_rss))) => format!(
+                "base {:.2} s {b_rss:.1} MB, ftl/base {:.2}",
+                b.as_secs_f64(),
+                b.as_secs_f64() / elapsed.as_secs_f64()
+            ),
+            Some(Err(e)) => format!("baseline failed: {e}"),
+            None => String::new(),
+        };
+        println!(
+            "  {name:<20} {:>7.2} s ({:.2}× analyze) {rss:>7.1} MB ({:.2}× analyze)  {vs_base}",
+            elapsed.as_secs_f64(),
+            elapsed.as_secs_f64() / analyze.0.as_secs_f64(),
+            rss / analyze.1,
+        );
+    }
+}
+
 /// Runs `ftl ARGS PATH` (best of three), and the baseline binary the same way if given, and prints their row
-/// beside the read baseline. RSS in MB.
-fn report_ftl(path: &Path, args: &[&str], read: Duration, base: Option<&Path>, frames: &str) {
+/// beside the read baseline. RSS in MB. Returns ftl's best time and peak RSS.
+fn report_ftl(
+    path: &Path,
+    args: &[&str],
+    read: Duration,
+    base: Option<&Path>,
+    frames: &str,
+) -> (Duration, f64) {
     let bytes = std::fs::metadata(path).expect("stat input").len() as f64;
     let mb_s = |d: Duration| bytes / MB / d.as_secs_f64();
     let (analyze, rss) = best_run(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
@@ -190,6 +249,7 @@ fn report_ftl(path: &Path, args: &[&str], read: Duration, base: Option<&Path>, f
         base_rss,
         frames,
     );
+    (analyze, rss)
 }
 
 /// Best of three runs of a binary: the shortest wall time and the largest peak RSS (MB) seen.

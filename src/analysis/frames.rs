@@ -11,6 +11,89 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// SurfaceFlinger's labels of an actual slice with Perfetto's column names and strings
+/// (`actual_frame_timeline_slice`): the columns SurfaceFrame and DisplayFrame rows share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TracedLabels {
+    /// Perfetto `present_type`.
+    pub present_type: &'static str,
+    /// Perfetto `on_time_finish`.
+    pub on_time_finish: bool,
+    /// Perfetto `gpu_composition`.
+    pub gpu_composition: bool,
+    /// Perfetto `jank_type`.
+    pub jank_type: SharedStr,
+    /// `JankType` bitmask.
+    pub jank_bits: i32,
+    /// Perfetto `jank_tag`.
+    pub jank_tag: JankTag,
+    /// Perfetto `jank_severity_type`.
+    pub jank_severity_type: &'static str,
+    /// Perfetto `prediction_type`.
+    pub prediction_type: &'static str,
+}
+
+impl TracedLabels {
+    fn of(s: &Slice, jank_types: &mut JankTypeNames) -> TracedLabels {
+        TracedLabels {
+            present_type: s.present_type(),
+            on_time_finish: s.labels.on_time_finish.unwrap_or(false),
+            gpu_composition: s.labels.gpu_composition.unwrap_or(false),
+            jank_type: jank_types.get(s.jank_bits()),
+            jank_bits: s.jank_bits(),
+            jank_tag: s.jank_tag(),
+            jank_severity_type: s.severity(),
+            prediction_type: s.prediction_type(),
+        }
+    }
+}
+
+/// ftl's re-derivation of a frame's labels ([`super::classify`]) and the attribution of its traced jank: the
+/// derived columns SurfaceFrame and DisplayFrame rows share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DerivedLabels {
+    /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
+    pub expected_present_ns: Option<i64>,
+    /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
+    pub early_durations: bool,
+    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
+    pub derived_present_type: Option<&'static str>,
+    /// Re-derived `jank_type` (Perfetto string).
+    pub derived_jank_type: Option<SharedStr>,
+    /// Re-derived `jank_severity_type` (Perfetto string).
+    pub derived_severity: Option<&'static str>,
+    /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
+    pub agrees: Option<bool>,
+    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
+    pub disagreement_reason: Option<&'static str>,
+    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
+    /// non_perceivable; `None` when not janky.
+    pub attribution: Option<&'static str>,
+}
+
+impl DerivedLabels {
+    /// From the re-derivation `d` (none: not re-derived) and the traced jank bits of a SurfaceFrame or, with
+    /// `display`, a DisplayFrame.
+    fn of(
+        d: Option<&Derived>,
+        jank_bits: i32,
+        display: bool,
+        jank_types: &mut JankTypeNames,
+    ) -> DerivedLabels {
+        let label = d.and_then(|d| d.label);
+        DerivedLabels {
+            expected_present_ns: d.and_then(|d| d.expected_present_ns),
+            early_durations: d.is_some_and(|d| d.early_durations),
+            derived_present_type: label.map(|l| l.present_type_name()),
+            derived_jank_type: label.map(|l| jank_types.get(l.jank_type)),
+            derived_severity: label.map(|l| l.severity_name()),
+            agrees: d.and_then(|d| d.agrees),
+            disagreement_reason: d.and_then(|d| d.reason).map(|r| r.code()),
+            attribution: attribution(jank_bits, display),
+        }
+    }
+}
+
 /// One actual SurfaceFrame (one row per layer per token). Times in ns on the trace clock.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FrameRow {
@@ -42,22 +125,9 @@ pub struct FrameRow {
     pub app_vsync_delay_ns: Option<i64>,
     /// Present time − the previous distinct present time on the same layer.
     pub present_interval_ns: Option<i64>,
-    /// Perfetto `present_type`.
-    pub present_type: &'static str,
-    /// Perfetto `on_time_finish`.
-    pub on_time_finish: bool,
-    /// Perfetto `gpu_composition`.
-    pub gpu_composition: bool,
-    /// Perfetto `jank_type`.
-    pub jank_type: SharedStr,
-    /// `JankType` bitmask.
-    pub jank_bits: i32,
-    /// Perfetto `jank_tag`.
-    pub jank_tag: JankTag,
-    /// Perfetto `jank_severity_type`.
-    pub jank_severity_type: &'static str,
-    /// Perfetto `prediction_type`.
-    pub prediction_type: &'static str,
+    /// SurfaceFlinger's labels (Perfetto's columns).
+    #[serde(flatten)]
+    pub labels: TracedLabels,
     /// Whether the frame carried a buffer.
     pub is_buffer: Option<bool>,
     /// True if dropped (its present time is not a real present).
@@ -66,23 +136,9 @@ pub struct FrameRow {
     pub display_frame_jank_type: Option<SharedStr>,
     /// The presenting DisplayFrame's `present_type`.
     pub display_frame_present_type: Option<&'static str>,
-    /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
-    pub expected_present_ns: Option<i64>,
-    /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
-    pub early_durations: bool,
-    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
-    pub derived_present_type: Option<&'static str>,
-    /// Re-derived `jank_type` (Perfetto string).
-    pub derived_jank_type: Option<SharedStr>,
-    /// Re-derived `jank_severity_type` (Perfetto string).
-    pub derived_severity: Option<&'static str>,
-    /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
-    pub agrees: Option<bool>,
-    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
-    pub disagreement_reason: Option<&'static str>,
-    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
-    /// non_perceivable; `None` when not janky.
-    pub attribution: Option<&'static str>,
+    /// ftl's re-derived labels and the attribution.
+    #[serde(flatten)]
+    pub derived: DerivedLabels,
     /// The app's atrace work on the frame: columns `ui_thread_start_ns` (its `Choreographer#doFrame <token>`),
     /// `ui_thread_dur_ns`, `render_thread_start_ns` / `render_thread_end_ns` (its `DrawFrame <token>`s) and
     /// `frame_cpu_dur_ns` (DrawFrame end − doFrame start: Macrobenchmark's frameDurationCpu), ns.
@@ -104,7 +160,7 @@ impl FrameRow {
             actual_start_ns: Some(self.actual_start_ns),
             actual_end_ns: self.actual_end_ns,
             ready_ns: None,
-            desired_present_ns: self.expected_present_ns,
+            desired_present_ns: self.derived.expected_present_ns,
             present_ns: self.present_ns.filter(|_| !self.dropped),
         }
     }
@@ -125,65 +181,18 @@ pub struct DisplayFrameRow {
     pub actual_start_ns: i64,
     /// Actual end = present fence signal time; `None` if the slice never ended.
     pub present_ns: Option<i64>,
-    /// Perfetto `present_type`.
-    pub present_type: &'static str,
-    /// Perfetto `on_time_finish`.
-    pub on_time_finish: bool,
-    /// Perfetto `gpu_composition`.
-    pub gpu_composition: bool,
-    /// Perfetto `jank_type`.
-    pub jank_type: SharedStr,
-    /// `JankType` bitmask.
-    pub jank_bits: i32,
-    /// Perfetto `jank_tag`.
-    pub jank_tag: JankTag,
-    /// Perfetto `jank_severity_type`.
-    pub jank_severity_type: &'static str,
-    /// Perfetto `prediction_type`.
-    pub prediction_type: &'static str,
+    /// SurfaceFlinger's labels (Perfetto's columns).
+    #[serde(flatten)]
+    pub labels: TracedLabels,
     /// SurfaceFrames presented by it.
     pub surface_frames: u64,
-    /// Expected present used to re-derive the labels, ns (SurfaceFrames: reconstructed, not traced).
-    pub expected_present_ns: Option<i64>,
-    /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
-    pub early_durations: bool,
-    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
-    pub derived_present_type: Option<&'static str>,
-    /// Re-derived `jank_type` (Perfetto string).
-    pub derived_jank_type: Option<SharedStr>,
-    /// Re-derived `jank_severity_type` (Perfetto string).
-    pub derived_severity: Option<&'static str>,
-    /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
-    pub agrees: Option<bool>,
-    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
-    pub disagreement_reason: Option<&'static str>,
-    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
-    /// non_perceivable; `None` when not janky.
-    pub attribution: Option<&'static str>,
+    /// ftl's re-derived labels and the attribution.
+    #[serde(flatten)]
+    pub derived: DerivedLabels,
 }
 
 fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
     (s.map(|s| s.ts_ns), s.and_then(Slice::end_ns))
-}
-
-/// The re-derived labels of a frame as row values: (present type, jank type, severity, agrees, reason).
-type DerivedColumns = (
-    Option<&'static str>,
-    Option<SharedStr>,
-    Option<&'static str>,
-    Option<bool>,
-    Option<&'static str>,
-);
-
-fn derived_columns(d: Option<&Derived>, jank_types: &mut JankTypeNames) -> DerivedColumns {
-    let label = d.and_then(|d| d.label);
-    (
-        label.map(|l| l.present_type_name()),
-        label.map(|l| jank_types.get(l.jank_type)),
-        label.map(|l| l.severity_name()),
-        d.and_then(|d| d.agrees),
-        d.and_then(|d| d.reason).map(|r| r.code()),
-    )
 }
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
@@ -206,13 +215,6 @@ pub fn frame_rows(
     rows.extend(frames.surface.iter().zip(0..).filter_map(|(f, i)| {
         let s = actual(f.actual)?;
         let d = surface_labels.get(i);
-        let (
-            derived_present_type,
-            derived_jank_type,
-            derived_severity,
-            agrees,
-            disagreement_reason,
-        ) = derived_columns(d, &mut jank_types);
         let (exp_start, exp_end) = bounds(expected(f.expected));
         let df = f
             .display
@@ -248,26 +250,12 @@ pub fn frame_rows(
             overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
             app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
             present_interval_ns: None,
-            present_type: s.present_type(),
-            on_time_finish: s.labels.on_time_finish.unwrap_or(false),
-            gpu_composition: s.labels.gpu_composition.unwrap_or(false),
-            jank_type: jank_types.get(s.jank_bits()),
-            jank_bits: s.jank_bits(),
-            jank_tag: s.jank_tag(),
-            jank_severity_type: s.severity(),
-            prediction_type: s.prediction_type(),
+            labels: TracedLabels::of(s, &mut jank_types),
             is_buffer: s.labels.is_buffer,
             dropped: s.is_dropped(),
             display_frame_jank_type: df.map(|df| jank_types.get(df.jank_bits())),
             display_frame_present_type: df.map(Slice::present_type),
-            expected_present_ns: d.and_then(|d| d.expected_present_ns),
-            early_durations: d.is_some_and(|d| d.early_durations),
-            derived_present_type,
-            derived_jank_type,
-            derived_severity,
-            agrees,
-            disagreement_reason,
-            attribution: attribution(s.jank_bits(), false),
+            derived: DerivedLabels::of(d, s.jank_bits(), false, &mut jank_types),
             late_stage: late_stage(&deadline, &w),
             app_work: w.into(),
         })
@@ -285,13 +273,6 @@ pub fn frame_rows(
             .zip(&display_labels)
             .filter_map(|((d, surface_frames), derived)| {
                 let s = actual(d.actual)?;
-                let (
-                    derived_present_type,
-                    derived_jank_type,
-                    derived_severity,
-                    agrees,
-                    disagreement_reason,
-                ) = derived_columns(Some(derived), &mut jank_types);
                 let (exp_start, exp_end) = bounds(expected(d.expected));
                 Some(DisplayFrameRow {
                     pid: s.pid,
@@ -300,23 +281,9 @@ pub fn frame_rows(
                     expected_end_ns: exp_end,
                     actual_start_ns: s.ts_ns,
                     present_ns: s.end_ns(),
-                    present_type: s.present_type(),
-                    on_time_finish: s.labels.on_time_finish.unwrap_or(false),
-                    gpu_composition: s.labels.gpu_composition.unwrap_or(false),
-                    jank_type: jank_types.get(s.jank_bits()),
-                    jank_bits: s.jank_bits(),
-                    jank_tag: s.jank_tag(),
-                    jank_severity_type: s.severity(),
-                    prediction_type: s.prediction_type(),
+                    labels: TracedLabels::of(s, &mut jank_types),
                     surface_frames,
-                    expected_present_ns: derived.expected_present_ns,
-                    early_durations: derived.early_durations,
-                    derived_present_type,
-                    derived_jank_type,
-                    derived_severity,
-                    agrees,
-                    disagreement_reason,
-                    attribution: attribution(s.jank_bits(), true),
+                    derived: DerivedLabels::of(Some(derived), s.jank_bits(), true, &mut jank_types),
                 })
             }),
     );

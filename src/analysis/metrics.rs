@@ -406,16 +406,19 @@ fn summarize_layer(
     period_ns: Option<i64>,
 ) -> LayerSummary {
     let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
-    let janky = count(&|r| r.jank_tag.is_janky());
+    let janky = count(&|r| r.labels.jank_tag.is_janky());
     let mut jank_tags: BTreeMap<String, u64> = BTreeMap::new();
     let mut late_stages: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut components: BTreeMap<String, u64> = BTreeMap::new();
     for r in frames {
-        *jank_tags.entry(r.jank_tag.name().to_string()).or_default() += 1;
+        *jank_tags
+            .entry(r.labels.jank_tag.name().to_string())
+            .or_default() += 1;
         if let Some(stage) = r.late_stage {
             *late_stages.entry(stage.name()).or_default() += 1;
         }
         for c in r
+            .labels
             .jank_type
             .split(", ")
             .filter(|c| !matches!(*c, "None" | ""))
@@ -444,12 +447,12 @@ fn summarize_layer(
         } else {
             janky as f64 * 100.0 / frames.len() as f64
         },
-        app_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::SelfJank),
-        sf_janky_frames: count(&|r| r.jank_tag == crate::model::JankTag::OtherJank),
-        dropped_frames: count(&|r| r.jank_tag == crate::model::JankTag::DroppedFrame),
+        app_janky_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::SelfJank),
+        sf_janky_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::OtherJank),
+        dropped_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::DroppedFrame),
         stuffed_frames: count(&|r| {
             matches!(
-                r.jank_tag,
+                r.labels.jank_tag,
                 crate::model::JankTag::BufferStuffing
                     | crate::model::JankTag::SurfaceFlingerStuffing
             )

@@ -34,10 +34,10 @@ impl FrameSample {
             start_ns: r.actual_start_ns,
             dur_ms: (!r.dropped && r.dur_ns >= 0).then(|| r.dur_ns as f64 / 1e6),
             overrun_ms: r.overrun_ns.map(|ns| ns as f64 / 1e6),
-            janky: r.jank_tag.is_janky(),
-            app_janky: r.jank_tag == JankTag::SelfJank,
-            sf_janky: r.jank_tag == JankTag::OtherJank,
-            dropped: r.jank_tag == JankTag::DroppedFrame,
+            janky: r.labels.jank_tag.is_janky(),
+            app_janky: r.labels.jank_tag == JankTag::SelfJank,
+            sf_janky: r.labels.jank_tag == JankTag::OtherJank,
+            dropped: r.labels.jank_tag == JankTag::DroppedFrame,
         }
     }
 }

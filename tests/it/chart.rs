@@ -190,7 +190,7 @@ fn pixel7pro_launch_is_shown_whole_with_its_janky_frames_in_red_and_on_top() {
         .frames
         .iter()
         .filter(|f| f.layer_name.ends_with("MainActivity#50010"))
-        .filter(|f| f.jank_tag == ftl::model::JankTag::SelfJank)
+        .filter(|f| f.labels.jank_tag == ftl::model::JankTag::SelfJank)
         .count();
     assert_eq!(self_jank, 16);
     let red: Vec<_> = main
@@ -235,16 +235,18 @@ fn long_emulator_trace_shows_its_jankiest_window_unless_asked_otherwise() {
         .frames
         .iter()
         .filter(|f| {
-            f.jank_tag.is_janky() && f.actual_start_ns >= w.start_ns && f.actual_start_ns < w.end_ns
+            f.labels.jank_tag.is_janky()
+                && f.actual_start_ns >= w.start_ns
+                && f.actual_start_ns < w.end_ns
         })
         .count();
     assert_eq!(janky, in_window);
     // No other 5 s window starting at a janky frame holds more.
-    for f in r.frames.iter().filter(|f| f.jank_tag.is_janky()) {
+    for f in r.frames.iter().filter(|f| f.labels.jank_tag.is_janky()) {
         let n = r
             .frames
             .iter()
-            .filter(|g| g.jank_tag.is_janky())
+            .filter(|g| g.labels.jank_tag.is_janky())
             .filter(|g| {
                 g.actual_start_ns >= f.actual_start_ns
                     && g.actual_start_ns < f.actual_start_ns + 5 * NS_PER_S

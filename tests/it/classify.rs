@@ -124,16 +124,16 @@ fn real_traces_agree_with_surfaceflinger_and_explain_every_disagreement() {
         assert_rates(name, "SurfaceFrame", &r.agreement.surface_frames, 0.95);
         let rows = r.frames.iter().map(|f| {
             (
-                f.agrees,
-                &f.disagreement_reason,
-                f.derived_jank_type.is_some(),
+                f.derived.agrees,
+                &f.derived.disagreement_reason,
+                f.derived.derived_jank_type.is_some(),
             )
         });
         let display_rows = r.display_frames.iter().map(|f| {
             (
-                f.agrees,
-                &f.disagreement_reason,
-                f.derived_jank_type.is_some(),
+                f.derived.agrees,
+                &f.derived.disagreement_reason,
+                f.derived.derived_jank_type.is_some(),
             )
         });
         for (agrees, reason, derived) in rows.chain(display_rows) {
@@ -375,7 +375,7 @@ fn assert_all_agree(r: &Report, what: &str) {
         let wrong: Vec<_> = r
             .frames
             .iter()
-            .filter(|f| f.agrees == Some(false))
+            .filter(|f| f.derived.agrees == Some(false))
             .take(3)
             .collect();
         assert_eq!(
@@ -433,12 +433,12 @@ fn simulated_pipelines_give_exact_vsync_and_the_injected_labels() {
                 Fault::PredictionError => "Prediction Error",
             };
             assert_eq!(
-                row.derived_jank_type.as_deref(),
+                row.derived.derived_jank_type.as_deref(),
                 Some(want),
                 "{what}: {row:#?}"
             );
             assert_eq!(
-                row.expected_present_ns.map(|p| p % period),
+                row.derived.expected_present_ns.map(|p| p % period),
                 Some(0),
                 "{what}: expected present on the grid"
             );

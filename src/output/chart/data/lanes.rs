@@ -226,8 +226,8 @@ fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
                 .unwrap_or(f.actual_start_ns),
         ),
         present_ns: f.present_ns.filter(|_| !f.dropped),
-        jank_tag: f.jank_tag,
-        severity: f.jank_severity_type,
+        jank_tag: f.labels.jank_tag,
+        severity: f.labels.jank_severity_type,
     });
     LaneGroup {
         app: app_lanes::build(rows),
@@ -250,8 +250,8 @@ fn display_group(report: &Report, window: &Window) -> LaneGroup {
         expected: d.expected_start_ns.zip(d.expected_end_ns),
         actual: (d.actual_start_ns, d.present_ns.unwrap_or(d.actual_start_ns)),
         present_ns: d.present_ns,
-        jank_tag: d.jank_tag,
-        severity: d.jank_severity_type,
+        jank_tag: d.labels.jank_tag,
+        severity: d.labels.jank_severity_type,
     });
     let pid = rows.first().map_or(0, |d| d.pid);
     LaneGroup::new("SurfaceFlinger / DisplayFrames".into(), pid, frames)
@@ -261,7 +261,7 @@ fn display_group(report: &Report, window: &Window) -> LaneGroup {
 mod tests {
     use super::super::tests::{frame, report};
     use super::*;
-    use crate::analysis::frames::DisplayFrameRow;
+    use crate::analysis::frames::{DisplayFrameRow, TracedLabels};
 
     #[test]
     fn lanes_draw_good_frames_first_and_janky_last_in_perfetto_colours() {
@@ -277,8 +277,11 @@ mod tests {
             present_ns: Some(160),
             expected_start_ns: Some(80),
             expected_end_ns: Some(150),
-            jank_tag: JankTag::SelfJank,
-            jank_severity_type: "Full",
+            labels: TracedLabels {
+                jank_tag: JankTag::SelfJank,
+                jank_severity_type: "Full",
+                ..Default::default()
+            },
             ..Default::default()
         }];
         let r = report(frames, display);

@@ -209,7 +209,7 @@ impl Window {
             WindowSpec::Auto { len_ns } => {
                 let mut janky: Vec<i64> = frames
                     .iter()
-                    .filter(|f| f.jank_tag.is_janky())
+                    .filter(|f| f.labels.jank_tag.is_janky())
                     .map(|f| f.actual_start_ns)
                     .collect();
                 janky.sort_unstable();
@@ -291,7 +291,7 @@ impl XScale {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::frames::DisplayFrameRow;
+    use crate::analysis::frames::{DisplayFrameRow, TracedLabels};
 
     pub(super) fn frame(start: i64, end: i64, tag: JankTag, severity: &'static str) -> FrameRow {
         FrameRow {
@@ -304,8 +304,11 @@ mod tests {
             expected_start_ns: Some(start),
             expected_end_ns: Some(start + 10),
             present_ns: Some(end + 5),
-            jank_tag: tag,
-            jank_severity_type: severity,
+            labels: TracedLabels {
+                jank_tag: tag,
+                jank_severity_type: severity,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }

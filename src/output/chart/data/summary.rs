@@ -37,7 +37,7 @@ impl Histogram {
             .frames
             .iter()
             .filter(|f| f.dur_ns >= 0)
-            .map(|f| (f.dur_ns, f.jank_tag.is_janky()))
+            .map(|f| (f.dur_ns, f.labels.jank_tag.is_janky()))
             .collect();
         durs.sort_unstable();
         let main = report.vsync.windows.iter().max_by_key(|w| w.display_frames);
@@ -145,7 +145,7 @@ impl Rates {
         let mut janky = vec![0u32; bins];
         let mut presents: Vec<i64> = Vec::new();
         for f in &report.frames {
-            if f.jank_tag.is_janky() {
+            if f.labels.jank_tag.is_janky() {
                 if let Some(c) = index(f.actual_start_ns).and_then(|i| janky.get_mut(i)) {
                     *c += 1;
                 }
@@ -224,7 +224,7 @@ pub fn breakdown(report: &Report) -> Vec<LayerBreakdown> {
         *classes
             .entry((f.pid, f.layer_name.as_str()))
             .or_default()
-            .entry(JankClass::of(f.jank_tag))
+            .entry(JankClass::of(f.labels.jank_tag))
             .or_default() += 1;
     }
     let mut rows: Vec<LayerBreakdown> = report
@@ -362,8 +362,8 @@ mod tests {
             frame(0, 1, JankTag::SelfJank, "Partial"),
             frame(0, 1, JankTag::NoJank, "None"),
         ];
-        frames[0].jank_type = "App Deadline Missed".into();
-        frames[0].jank_bits = crate::model::jank::bits::APP_DEADLINE_MISSED;
+        frames[0].labels.jank_type = "App Deadline Missed".into();
+        frames[0].labels.jank_bits = crate::model::jank::bits::APP_DEADLINE_MISSED;
         let mut other = frame(0, 1, JankTag::BufferStuffing, "None");
         other.layer_name = "other".into();
         frames.push(other);
