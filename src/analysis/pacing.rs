@@ -152,18 +152,29 @@ pub fn perfdog(presents_ns: &[i64]) -> Option<PerfDog> {
 /// Longest span given per-second series (31 days of windows); a longer one is a clock fault, not a capture.
 const MAX_WINDOWS: i128 = 31 * 86_400;
 
+/// Past a day of windows, per-second series also need one present a minute on average ([`WINDOWS_PER_PRESENT`]):
+/// a series of days with a few presents is nearly all empty windows, as one corrupt timestamp makes it, and each
+/// window costs 8 bytes in every per-second column of every layer (found by fuzzing: 256 MB for a 256 KiB trace).
+const DAY_WINDOWS: i128 = 86_400;
+
+/// See [`DAY_WINDOWS`].
+const WINDOWS_PER_PRESENT: i128 = 60;
+
 /// The one-second window of `t` from `t0`: `(t − t0) / 1 s`, in i128 so that no pair of i64 times overflows.
 fn window_of(t0: i64, t: i64) -> Option<usize> {
     usize::try_from((i128::from(t) - i128::from(t0)).div_euclid(i128::from(SECOND_NS))).ok()
 }
 
 /// One-second windows `[t0 + k s, t0 + (k+1) s)` from the first present `t0`, the last partial window left out
-/// (frame-sources.md §6): the number of whole windows; `None` when the presents span more than 31 days.
+/// (frame-sources.md §6): the number of whole windows; `None` when the presents span more than 31 days, or more
+/// than a day with fewer than one present a minute ([`DAY_WINDOWS`]).
 fn whole_seconds(presents_ns: &[i64]) -> Option<usize> {
     match (presents_ns.first(), presents_ns.last()) {
         (Some(f), Some(l)) => {
             let windows = (i128::from(*l) - i128::from(*f)) / i128::from(SECOND_NS);
-            (windows <= MAX_WINDOWS)
+            let sparse =
+                windows > DAY_WINDOWS && windows > WINDOWS_PER_PRESENT * presents_ns.len() as i128;
+            (windows <= MAX_WINDOWS && !sparse)
                 .then(|| usize::try_from(windows).ok())
                 .flatten()
         }
@@ -171,8 +182,8 @@ fn whole_seconds(presents_ns: &[i64]) -> Option<usize> {
     }
 }
 
-/// Presents per one-second window (frame-sources.md §6), ns ascending in; empty when the presents span more
-/// than 31 days.
+/// Presents per one-second window (frame-sources.md §6), ns ascending in; empty when the span is too long
+/// for per-second series (`whole_seconds`).
 pub fn fps_per_second(presents_ns: &[i64]) -> Vec<u64> {
     let mut counts = vec![0u64; whole_seconds(presents_ns).unwrap_or(0)];
     if let Some(t0) = presents_ns.first() {
@@ -383,7 +394,9 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
     }
     if whole_seconds(&presents).is_none() {
         p.pacing_diagnostics.push(
-            "presents span more than 31 days (a clock fault): no per-second series".to_string(),
+            "presents span more than 31 days, or more than a day at under one present a minute (a clock \
+             fault): no per-second series"
+                .to_string(),
         );
     }
     p.fps_per_second = fps_per_second(&presents);
@@ -600,6 +613,26 @@ mod tests {
             Some(vec![60, 0])
         );
         assert_eq!(sm_per_second([], &presents, p), None);
+    }
+
+    #[test]
+    fn per_second_series_past_a_day_need_a_present_a_minute() {
+        let s = SECOND_NS;
+        let day = 86_400 * s;
+        // 100 presents a second apart, then one two days on (a corrupt timestamp): no series.
+        let mut presents: Vec<i64> = (0..100).map(|i| i * s).collect();
+        presents.push(2 * day);
+        assert_eq!(whole_seconds(&presents), None);
+        assert!(fps_per_second(&presents).is_empty());
+        assert_eq!(sm_per_second([(0, 0)], &presents, 16_666_667), None);
+        // Within a day, any density: every window.
+        assert_eq!(whole_seconds(&[0, day]), Some(86_400));
+        // Two days at one present a minute: every window.
+        let minutely: Vec<i64> = (0..=2 * 1440).map(|i| i * 60 * s).collect();
+        assert_eq!(whole_seconds(&minutely), Some(2 * 86_400));
+        // Past 31 days, never.
+        let dense_but_long: Vec<i64> = (0..=32 * 1440).map(|i| i * 60 * s).collect();
+        assert_eq!(whole_seconds(&dense_but_long), None);
     }
 
     #[test]

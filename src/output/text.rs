@@ -270,7 +270,7 @@ fn gt_section(report: &CaptureReport) -> String {
                 _ if l.pacing.gt_sm_per_second.is_none()
                     && report.capture.first_ts_ns.is_some() =>
                 {
-                    "- (span over 31 days)".into()
+                    "- (span too long)".into()
                 }
                 _ => "- (no timestamps)".into(),
             },
