@@ -6,7 +6,7 @@ use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, Late
 use super::classify::Derived;
 use super::explain::attribution;
 use crate::model::jank::JankTypeNames;
-use crate::model::{Frames, JankTag, SeriesFrame, SharedStr, Slice, Timeline};
+use crate::model::{Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -102,7 +102,7 @@ pub struct FrameRow {
     /// App process name.
     pub process_name: SharedStr,
     /// Layer name.
-    pub layer_name: String,
+    pub layer_name: SharedStr,
     /// SurfaceFrame token.
     pub surface_frame_token: i64,
     /// Token of the DisplayFrame that presented it.
@@ -211,6 +211,7 @@ pub fn frame_rows(
     let mut per_display = vec![0u64; frames.display.len()];
     let mut jank_types = JankTypeNames::default();
     let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
+    let mut layer_names: FxHashMap<Option<LayerId>, SharedStr> = FxHashMap::default();
     let mut rows = Vec::with_capacity(frames.surface.len());
     rows.extend(frames.surface.iter().zip(0..).filter_map(|(f, i)| {
         let s = actual(f.actual)?;
@@ -238,7 +239,10 @@ pub fn frame_rows(
                 .entry(s.pid)
                 .or_insert_with(|| timeline.process_name(s.pid).into())
                 .clone(),
-            layer_name: timeline.layer_name(s.layer).to_string(),
+            layer_name: layer_names
+                .entry(s.layer)
+                .or_insert_with(|| timeline.layer_name(s.layer).into())
+                .clone(),
             surface_frame_token: s.token,
             display_frame_token: s.display_frame_token,
             expected_start_ns: exp_start,
@@ -295,10 +299,7 @@ fn fill_present_intervals(rows: &mut [FrameRow]) {
     let mut presents: BTreeMap<(i32, &str), Vec<i64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| !r.dropped) {
         if let Some(p) = r.present_ns {
-            presents
-                .entry((r.pid, r.layer_name.as_str()))
-                .or_default()
-                .push(p);
+            presents.entry((r.pid, &*r.layer_name)).or_default().push(p);
         }
     }
     for list in presents.values_mut() {
@@ -309,7 +310,7 @@ fn fill_present_intervals(rows: &mut [FrameRow]) {
         .iter()
         .map(|r| {
             let p = r.present_ns.filter(|_| !r.dropped)?;
-            let list = presents.get(&(r.pid, r.layer_name.as_str()))?;
+            let list = presents.get(&(r.pid, &*r.layer_name))?;
             let idx = list.partition_point(|x| *x < p);
             idx.checked_sub(1)
                 .and_then(|i| list.get(i))

@@ -357,10 +357,7 @@ pub struct LayerSummary {
 pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSummary> {
     let mut groups: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
     for r in rows {
-        groups
-            .entry((r.pid, r.layer_name.as_str()))
-            .or_default()
-            .push(r);
+        groups.entry((r.pid, &*r.layer_name)).or_default().push(r);
     }
     groups
         .into_iter()

@@ -278,7 +278,7 @@ fn run_of(job: &Job, analysis: &Analysis, keep_frames: bool) -> Run {
             let s = FrameSample::of(f);
             frames.entry((Some(f.pid), None)).or_default().push(s);
             frames
-                .entry((Some(f.pid), Some(f.layer_name.as_str())))
+                .entry((Some(f.pid), Some(&*f.layer_name)))
                 .or_default()
                 .push(s);
         }

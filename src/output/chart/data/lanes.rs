@@ -119,10 +119,7 @@ impl Timeline {
             if window.overlaps(f.actual_start_ns, end)
                 || expected.is_some_and(|(s, e)| window.overlaps(s, e))
             {
-                layers
-                    .entry((f.pid, f.layer_name.as_str()))
-                    .or_default()
-                    .push(f);
+                layers.entry((f.pid, &*f.layer_name)).or_default().push(f);
             }
         }
         let mut groups: Vec<LaneGroup> = layers
@@ -345,7 +342,7 @@ mod tests {
                 },
                 "Full",
             );
-            f.layer_name = format!("layer{i}");
+            f.layer_name = format!("layer{i}").as_str().into();
             frames.push(f);
         }
         frames.push(FrameRow {

@@ -222,7 +222,7 @@ pub fn breakdown(report: &Report) -> Vec<LayerBreakdown> {
     let mut classes: BTreeMap<(i32, &str), BTreeMap<JankClass, u64>> = BTreeMap::new();
     for f in &report.frames {
         *classes
-            .entry((f.pid, f.layer_name.as_str()))
+            .entry((f.pid, &*f.layer_name))
             .or_default()
             .entry(JankClass::of(f.labels.jank_tag))
             .or_default() += 1;
