@@ -26,8 +26,8 @@ enum Pending {
         dft: i64,
         pid: i32,
         layer: Option<LayerId>,
-        /// Index into [`TimelineBuilder::labels`] (32 bits keep the record at 48 bytes with its timestamp; the
-        /// labels of 2³² frames would not fit in memory).
+        /// Index into [`TimelineBuilder::labels`], [`NO_LABELS`] for an expected slice (32 bits keep the record
+        /// at 48 bytes with its timestamp; the labels of 2³² frames would not fit in memory).
         labels: u32,
     },
     End {
@@ -38,6 +38,9 @@ enum Pending {
 
 // One record per FrameTimeline event of the trace: its size is the model's memory on FrameTimeline-dense traces.
 const _: () = assert!(std::mem::size_of::<(i64, Pending)>() == 48);
+
+/// [`Pending::Start::labels`] of a start without labels (an expected slice's).
+const NO_LABELS: u32 = u32::MAX;
 
 /// Collects events (memory: one compact record per FrameTimeline event) and builds the [`Timeline`].
 #[derive(Debug, Default)]
@@ -125,7 +128,13 @@ impl TimelineBuilder {
         };
         let layer = s.layer_name.map(|name| self.intern(name));
         let (cookie, token, pid) = (s.cookie?, s.token?, s.pid?);
-        self.labels.push(s.labels);
+        // Expected slices carry no labels: only actual ones take a place.
+        let labels = if s.kind.is_expected() {
+            NO_LABELS
+        } else {
+            self.labels.push(s.labels);
+            (self.labels.len() - 1) as u32
+        };
         Some(Pending::Start {
             kind: s.kind,
             cookie,
@@ -133,7 +142,7 @@ impl TimelineBuilder {
             dft,
             pid,
             layer,
-            labels: (self.labels.len() - 1) as u32,
+            labels,
         })
     }
 
@@ -149,6 +158,8 @@ impl TimelineBuilder {
 
     /// Sorts the events by timestamp (stable, so ties keep packet order) and pairs them into slices.
     pub fn build(mut self) -> Timeline {
+        // The app sections first: their per-thread lines are freed before the slices are allocated.
+        let app = std::mem::take(&mut self.sections).build();
         // Growth's slack released before the slices are allocated beside them.
         self.events.shrink_to_fit();
         self.labels.shrink_to_fit();
@@ -268,7 +279,7 @@ impl TimelineBuilder {
             processes,
             system_info: self.system_info,
             stats,
-            app: self.sections.build(),
+            app,
             process_names: self
                 .names
                 .into_iter()
