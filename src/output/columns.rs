@@ -357,6 +357,12 @@ struct CellSerializer<'a> {
     column: &'a mut ColumnCells,
 }
 
+macro_rules! int_cells {
+    ($($method:ident($t:ty);)*) => {
+        $(fn $method(self, v: $t) -> Result<Cell, Error> { Ok(Cell::Int(v.into())) })*
+    };
+}
+
 fn nested<T>() -> Result<T, Error> {
     Err(Error("nested value".into()))
 }
@@ -375,26 +381,9 @@ impl<'a> Serializer for CellSerializer<'a> {
     fn serialize_bool(self, v: bool) -> Result<Cell, Error> {
         Ok(Cell::Bool(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Cell, Error> {
-        Ok(Cell::Int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
+    int_cells! {
+        serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
+        serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
     }
     /// Above `i64::MAX` a float, as serde_json's numbers have it.
     fn serialize_u64(self, v: u64) -> Result<Cell, Error> {

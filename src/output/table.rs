@@ -191,7 +191,7 @@ struct Sink {
 
 enum Writer {
     Csv(CsvBatchedWriter<Box<dyn Write>>),
-    Parquet(ParquetBatchedWriter<Box<dyn Write>>),
+    Parquet(Box<ParquetBatchedWriter<Box<dyn Write>>>),
     Json(Box<dyn Write>, bool),
 }
 
@@ -209,9 +209,9 @@ impl Sink {
             let schema = df.schema().as_ref().clone();
             let writer = match self.format {
                 TableFormat::Csv => Writer::Csv(CsvWriter::new(out).batched(&schema).map_err(e)?),
-                TableFormat::Parquet => {
-                    Writer::Parquet(ParquetWriter::new(out).batched(&schema).map_err(e)?)
-                }
+                TableFormat::Parquet => Writer::Parquet(Box::new(
+                    ParquetWriter::new(out).batched(&schema).map_err(e)?,
+                )),
                 TableFormat::Json => Writer::Json(out, false),
             };
             self.writer = Some((schema, writer));
