@@ -43,6 +43,8 @@ pub struct Columns {
     index: FxHashMap<String, usize>,
     columns: Vec<ColumnCells>,
     rows: usize,
+    /// The key of the map entry being written (rows with flattened fields), its buffer reused row after row.
+    key: ColumnCells,
 }
 
 impl Columns {
@@ -57,6 +59,7 @@ impl Columns {
             columns: names.iter().map(|_| ColumnCells::default()).collect(),
             names,
             rows: 0,
+            key: ColumnCells::default(),
         })
     }
 
@@ -68,12 +71,14 @@ impl Columns {
     /// Appends one row; fields that are not columns of the type are ignored, columns the row lacks are null.
     /// Errors: a message if the row is not a struct or a nested value cannot be written as JSON.
     pub fn push<T: Serialize>(&mut self, row: &T) -> Result<(), String> {
-        row.serialize(RowSerializer {
+        let mut key = std::mem::take(&mut self.key);
+        let written = row.serialize(RowSerializer {
             columns: self,
             next: 0,
-            key: ColumnCells::default(),
-        })
-        .map_err(|e| e.0)?;
+            key: &mut key,
+        });
+        self.key = key;
+        written.map_err(|e| e.0)?;
         self.rows += 1;
         for c in &mut self.columns {
             c.cells.resize(self.rows, Cell::Null);
@@ -210,7 +215,7 @@ struct RowSerializer<'a> {
     /// The column the next field most likely fills (fields come in column order).
     next: usize,
     /// The key of a map entry, between `serialize_key` and `serialize_value`.
-    key: ColumnCells,
+    key: &'a mut ColumnCells,
 }
 
 impl RowSerializer<'_> {
@@ -246,18 +251,16 @@ impl SerializeMap for RowSerializer<'_> {
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
         self.key.text.clear();
-        match key.serialize(CellSerializer {
-            column: &mut self.key,
-        }) {
+        match key.serialize(CellSerializer { column: self.key }) {
             Ok(Cell::Str { .. }) => Ok(()),
             _ => Err(Error("row key is not a string".into())),
         }
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let key = std::mem::take(&mut self.key);
-        let written = self.field(&key.text, value);
-        self.key = key;
+        let key = std::mem::take(&mut self.key.text);
+        let written = self.field(&key, value);
+        self.key.text = key;
         written
     }
 
@@ -266,9 +269,53 @@ impl SerializeMap for RowSerializer<'_> {
     }
 }
 
-macro_rules! not_a_row {
-    ($($method:ident($($arg:ty),*);)*) => {
-        $(fn $method(self, $(_: $arg),*) -> Result<(), Error> { not_a_struct() })*
+/// Serializer methods that only refuse: each returns `$refuse()` (scalars: `fn(T)`; the rest: serde's
+/// compound and variant methods, whose arguments are ignored).
+macro_rules! refuse {
+    ($refuse:ident; $($method:ident($($arg:ty),*);)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<Self::Ok, Error> { $refuse() })*
+    };
+    (compound $refuse:ident) => {
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, Error> {
+            $refuse()
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+            $refuse()
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+            $refuse()
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, Error> {
+            $refuse()
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Error> {
+            $refuse()
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Error> {
+            $refuse()
+        }
     };
 }
 
@@ -291,17 +338,6 @@ impl<'a> Serializer for RowSerializer<'a> {
         Ok(self)
     }
 
-    not_a_row! {
-        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
-        serialize_u8(u8); serialize_u16(u16); serialize_u32(u32); serialize_u64(u64); serialize_f32(f32);
-        serialize_f64(f64); serialize_char(char); serialize_str(&str); serialize_bytes(&[u8]);
-        serialize_none(); serialize_unit(); serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
-
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
-        not_a_struct()
-    }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
@@ -309,46 +345,19 @@ impl<'a> Serializer for RowSerializer<'a> {
     ) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), Error> {
+
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
         not_a_struct()
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        not_a_struct()
+
+    refuse! { not_a_struct;
+        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
+        serialize_u8(u8); serialize_u16(u16); serialize_u32(u32); serialize_u64(u64); serialize_f32(f32);
+        serialize_f64(f64); serialize_char(char); serialize_str(&str); serialize_bytes(&[u8]);
+        serialize_none(); serialize_unit(); serialize_unit_struct(&'static str);
+        serialize_unit_variant(&'static str, u32, &'static str);
     }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        not_a_struct()
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        not_a_struct()
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        not_a_struct()
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        not_a_struct()
-    }
+    refuse! { compound not_a_struct }
 }
 
 /// Serialises one field value to a cell; a nested value (sequence, map, struct, enum with data) is an error,
@@ -406,9 +415,6 @@ impl<'a> Serializer for CellSerializer<'a> {
     fn serialize_str(self, v: &str) -> Result<Cell, Error> {
         Ok(self.column.push_str(v))
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<Cell, Error> {
-        nested()
-    }
     fn serialize_none(self) -> Result<Cell, Error> {
         Ok(Cell::Null)
     }
@@ -436,52 +442,14 @@ impl<'a> Serializer for CellSerializer<'a> {
     ) -> Result<Cell, Error> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Cell, Error> {
-        nested()
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        nested()
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        nested()
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        nested()
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        nested()
-    }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
         nested()
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
         nested()
     }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        nested()
-    }
+    refuse! { nested; serialize_bytes(&[u8]); }
+    refuse! { compound nested }
 }
 
 #[cfg(test)]

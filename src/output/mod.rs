@@ -55,15 +55,40 @@ pub fn report_tables(report: &Report) -> Result<Vec<(&'static str, DataFrame)>> 
     ])
 }
 
-/// The table of `ftl frames`: one row per actual SurfaceFrame of a trace (per actual DisplayFrame with
-/// `display_frames`), or one row per frame of a text capture. Errors: `display_frames` on a capture
-/// ([`Error::Usage`]: DisplayFrames come from FrameTimeline).
+/// The rows of `ftl frames`: one per actual SurfaceFrame of a trace (per actual DisplayFrame with
+/// `display_frames`), or one per frame of a text capture.
+enum FrameRows<'a> {
+    Surface(&'a [FrameRow]),
+    Display(&'a [DisplayFrameRow]),
+    Capture(Vec<CaptureFrameRow>),
+}
+
+impl<'a> FrameRows<'a> {
+    /// Errors: `display_frames` on a capture ([`Error::Usage`]: DisplayFrames come from FrameTimeline).
+    fn of(analysis: &'a Analysis, display_frames: bool) -> Result<FrameRows<'a>> {
+        Ok(match (analysis, display_frames) {
+            (Analysis::Trace(report), true) => FrameRows::Display(&report.display_frames),
+            (Analysis::Trace(report), false) => FrameRows::Surface(&report.frames),
+            (Analysis::Capture(c), true) => {
+                return Err(Error::Usage(format!(
+                    "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
+                    c.source.command()
+                )))
+            }
+            (Analysis::Capture(c), false) => {
+                FrameRows::Capture(crate::analysis::capture::frame_rows(c))
+            }
+        })
+    }
+}
+
+/// The table of `ftl frames` ([`FrameRows`]) as one DataFrame. Errors: `display_frames` on a capture
+/// ([`Error::Usage`]).
 pub fn frames_table(analysis: &Analysis, display_frames: bool) -> Result<DataFrame> {
-    match (analysis, display_frames) {
-        (Analysis::Trace(report), true) => to_dataframe(&report.display_frames),
-        (Analysis::Trace(report), false) => to_dataframe(&report.frames),
-        (Analysis::Capture(c), true) => Err(no_display_frames(c)),
-        (Analysis::Capture(c), false) => to_dataframe(&crate::analysis::capture::frame_rows(c)),
+    match FrameRows::of(analysis, display_frames)? {
+        FrameRows::Surface(rows) => to_dataframe(rows),
+        FrameRows::Display(rows) => to_dataframe(rows),
+        FrameRows::Capture(rows) => to_dataframe(&rows),
     }
 }
 
@@ -75,23 +100,11 @@ pub fn write_frames(
     format: TableFormat,
     path: Option<&Path>,
 ) -> Result<()> {
-    match (analysis, display_frames) {
-        (Analysis::Trace(report), true) => {
-            write_rows::<DisplayFrameRow>(&report.display_frames, format, path)
-        }
-        (Analysis::Trace(report), false) => write_rows::<FrameRow>(&report.frames, format, path),
-        (Analysis::Capture(c), true) => Err(no_display_frames(c)),
-        (Analysis::Capture(c), false) => {
-            write_rows::<CaptureFrameRow>(crate::analysis::capture::frame_rows(c), format, path)
-        }
+    match FrameRows::of(analysis, display_frames)? {
+        FrameRows::Surface(rows) => write_rows::<FrameRow>(rows, format, path),
+        FrameRows::Display(rows) => write_rows::<DisplayFrameRow>(rows, format, path),
+        FrameRows::Capture(rows) => write_rows::<CaptureFrameRow>(rows, format, path),
     }
-}
-
-fn no_display_frames(c: &CaptureReport) -> Error {
-    Error::Usage(format!(
-        "--display-frames: a `{}` capture has no DisplayFrames (they come from FrameTimeline)",
-        c.source.command()
-    ))
 }
 
 /// A row of a capture's `jank_tracker` table: one window or process × one set of numbers.
