@@ -82,8 +82,9 @@ impl<'a> FrameRows<'a> {
     }
 }
 
-/// The table of `ftl frames` ([`FrameRows`]) as one DataFrame. Errors: `display_frames` on a capture
-/// ([`Error::Usage`]).
+/// The table of `ftl frames` as one DataFrame: one row per actual SurfaceFrame of a trace (per actual
+/// DisplayFrame with `display_frames`), or one row per frame of a text capture. Errors: `display_frames` on a
+/// capture ([`Error::Usage`]: DisplayFrames come from FrameTimeline).
 pub fn frames_table(analysis: &Analysis, display_frames: bool) -> Result<DataFrame> {
     match FrameRows::of(analysis, display_frames)? {
         FrameRows::Surface(rows) => to_dataframe(rows),
