@@ -2,7 +2,7 @@
 //! thread names of `task_newtask` / `task_rename`, and — for the threads asked about — the scheduler's names of
 //! the threads it switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that
 //! make up most of a trace are skipped without decoding a varint when laid out as traced_probes writes them
-//! ([`skip_event`]), and `print` events are read in one pass ([`plain_print`]); anything else goes through the
+//! ([`fast_event`]), and `print` events are read in one pass ([`plain_print`]); anything else goes through the
 //! general field loop ([`event`]), which the fast paths agree with. Bundles are in memory, so they are read
 //! through [`Bytes`] (a slice and a position) rather than the `BufRead`-generic
 //! [`WireReader`](super::wire::WireReader).
@@ -80,20 +80,22 @@ pub(super) fn walk<'a>(
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
     let mut wire = Bytes::new(bundle);
     while !wire.at_eof() {
-        // Most events are skipped whole, without decoding a varint.
-        if let Some(next) = skip_event(bundle, wire.pos, names.is_some()) {
-            wire.pos = next;
-            continue;
+        // Most events are skipped whole without decoding a varint, and `print` events read in one pass.
+        match fast_event(bundle, wire.pos, names.is_some()) {
+            Some(Fast::Skip(next)) => {
+                wire.pos = next;
+                continue;
+            }
+            Some(Fast::Print { next, ts, tid, buf }) => {
+                wire.pos = next;
+                emit(FtraceItem::Print { ts, tid, buf });
+                continue;
+            }
+            None => {}
         }
         let (field, wire_type) = wire.key()?;
         match (field, wire_type) {
-            (BUNDLE_EVENT, LEN) => {
-                let bytes = wire.bytes()?;
-                match plain_print(bytes) {
-                    Some((ts, tid, buf)) => emit(FtraceItem::Print { ts, tid, buf }),
-                    None => event(bytes, names, emit)?,
-                }
-            }
+            (BUNDLE_EVENT, LEN) => event(wire.bytes()?, names, emit)?,
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
             (BUNDLE_COMPACT_SCHED, LEN) => match names {
                 Some(wanted) => compact_sched(wire.bytes()?, wanted, emit)?,
@@ -275,10 +277,23 @@ fn varint_len8(b: &[u8]) -> Option<usize> {
 /// Key of `FtraceEventBundle.event`.
 const KEY_EVENT: u8 = (BUNDLE_EVENT as u8) << 3 | LEN;
 
-/// If `bundle` has at `pos` an event ftl skips (see [`skippable`]), the position after it; `None` means "read the
-/// field the general way".
+/// What [`fast_event`] found at a position of a bundle.
+enum Fast<'a> {
+    /// An event ftl skips (see [`payload_field`]), ending at this position.
+    Skip(usize),
+    /// A plain `print` event (see [`plain_print`]) ending at `next`.
+    Print {
+        next: usize,
+        ts: u64,
+        tid: i32,
+        buf: &'a [u8],
+    },
+}
+
+/// The event at `pos` of `bundle` if it is one the fast paths read: skipped, or a plain `print`; `None` means
+/// "read the field the general way" ([`event`]), which gives the same result.
 #[inline(always)]
-fn skip_event(bundle: &[u8], pos: usize, names: bool) -> Option<usize> {
+fn fast_event(bundle: &[u8], pos: usize, names: bool) -> Option<Fast<'_>> {
     if *bundle.get(pos)? != KEY_EVENT {
         return None;
     }
@@ -288,37 +303,39 @@ fn skip_event(bundle: &[u8], pos: usize, names: bool) -> Option<usize> {
         pos: pos + 1,
     };
     let n = usize::try_from(wire.varint().ok()?).ok()?;
-    let end = wire.pos.checked_add(n)?;
-    skippable(bundle.get(wire.pos..end)?, names).then_some(end)
+    let next = wire.pos.checked_add(n)?;
+    let bytes = bundle.get(wire.pos..next)?;
+    match payload_field(bytes)? {
+        EVENT_PRINT => {
+            let (ts, tid, buf) = plain_print(bytes)?;
+            Some(Fast::Print { next, ts, tid, buf })
+        }
+        EVENT_TASK_NEWTASK | EVENT_TASK_RENAME => None,
+        EVENT_SCHED_SWITCH if names => None,
+        _ => Some(Fast::Skip(next)),
+    }
 }
 
-/// True if `bytes` is an event ftl skips, laid out as traced_probes writes it: timestamp, pid, then the payload
-/// of an event other than the kept ones. Found without decoding the two varints; `false` means "read it fully".
+/// The field number of an event's payload if `bytes` is laid out as traced_probes writes events: timestamp, pid,
+/// then a length-delimited payload. Found without decoding the two varints; `None` means "read it fully".
 #[inline(always)]
-fn skippable(bytes: &[u8], names: bool) -> bool {
+fn payload_field(bytes: &[u8]) -> Option<u32> {
     if bytes.first() != Some(&KEY_TIMESTAMP) {
-        return false;
+        return None;
     }
-    let Some(pid) = varint_len8(&bytes[1..]).map(|n| 1 + n) else {
-        return false;
-    };
+    let pid = 1 + varint_len8(&bytes[1..])?;
     if bytes.get(pid) != Some(&KEY_PID) {
-        return false;
+        return None;
     }
-    let Some(payload) = varint_len8(&bytes[pid + 1..]).map(|n| pid + 1 + n) else {
-        return false;
-    };
+    let payload = pid + 1 + varint_len8(&bytes[pid + 1..])?;
     // The payload's key, 1 or 2 bytes (fields up to 2047).
-    let key = match bytes.get(payload..payload + 2) {
-        Some(&[k0, _]) if k0 < 0x80 => u32::from(k0),
-        Some(&[k0, k1]) if k1 < 0x80 => u32::from(k0 & 0x7f) | u32::from(k1) << 7,
-        _ => return false,
+    let key = match *bytes.get(payload..payload + 2)? {
+        [k0, _] if k0 < 0x80 => u32::from(k0),
+        [k0, k1] if k1 < 0x80 => u32::from(k0 & 0x7f) | u32::from(k1) << 7,
+        _ => return None,
     };
     let (field, wire_type) = (key >> 3, (key & 7) as u8);
-    wire_type == LEN
-        && field > EVENT_PID
-        && !matches!(field, EVENT_PRINT | EVENT_TASK_NEWTASK | EVENT_TASK_RENAME)
-        && !(names && field == EVENT_SCHED_SWITCH)
+    (wire_type == LEN && field > EVENT_PID).then_some(field)
 }
 
 /// Keys of `FtraceEvent.print`, `PrintFtraceEvent.ip` and `.buf`.
