@@ -33,7 +33,8 @@ const F_FRAME_TIMELINE_EVENT: u32 = 76;
 const F_TRACK_EVENT: u32 = 11;
 const F_TRACK_DESCRIPTOR: u32 = 60;
 
-/// The fields of one TracePacket that ftl keeps (`None` = absent). Unneeded fields are never copied.
+/// The fields of one TracePacket that ftl keeps (`None` = absent). Unneeded fields are never copied, and
+/// `ftrace_events` (most of a trace's bytes) is walked where it lies as it is read ([`read_fields`]).
 #[derive(Default)]
 struct PacketFields {
     timestamp: Option<u64>,
@@ -45,9 +46,10 @@ struct PacketFields {
     system_info: Option<Vec<u8>>,
     compressed: Option<Vec<u8>>,
     defaults: Option<Vec<u8>>,
-    ftrace: Option<Vec<u8>>,
     track_event: Option<Vec<u8>>,
     track_descriptor: Option<Vec<u8>>,
+    /// An `ftrace_events` bundle that straddles the reader's buffers, copied whole.
+    scratch: Vec<u8>,
 }
 
 /// An event waiting for a ClockSnapshot that relates its clock to the trace clock.
@@ -162,7 +164,8 @@ impl<'s> PacketDecoder<'s> {
             };
             let end = wire.offset() + len;
             self.summary.packets += 1;
-            match read_fields(wire, len, &mut fields) {
+            let mut ftrace = |bundle: &[u8]| self.ftrace(bundle);
+            match read_fields(wire, len, &mut fields, &mut ftrace) {
                 Ok(()) => {}
                 Err(WireError::Truncated) => return self.truncated(start, depth),
                 Err(WireError::Malformed(_)) => {
@@ -255,9 +258,6 @@ impl<'s> PacketDecoder<'s> {
                 Ok(ev) => self.frame_timeline(fields, frame_timeline_event(ev)),
                 Err(_) => self.summary.malformed_packets += 1,
             }
-        }
-        if let Some(bytes) = &fields.ftrace {
-            self.ftrace(bytes);
         }
         if let Some(bytes) = &fields.track_descriptor {
             match proto::TrackDescriptor::decode(bytes.as_slice()) {
@@ -444,18 +444,37 @@ fn read_packet_header<R: BufRead>(wire: &mut WireReader<R>) -> Result<u64, WireE
     Ok(len)
 }
 
-/// Reads the fields of one packet of `len` bytes, copying only the ones ftl needs.
+/// Reads the fields of one packet of `len` bytes, copying only the ones ftl needs; `ftrace` is given the
+/// `ftrace_events` bundle as soon as it is read, in the reader's buffer when it lies there whole.
 fn read_fields<R: BufRead>(
     wire: &mut WireReader<R>,
     len: u64,
     f: &mut PacketFields,
+    ftrace: &mut dyn FnMut(&[u8]),
 ) -> Result<(), WireError> {
-    *f = PacketFields::default();
+    *f = PacketFields {
+        scratch: std::mem::take(&mut f.scratch),
+        ..PacketFields::default()
+    };
     let end = wire.offset() + len;
     while wire.offset() < end {
         let (field, wire_type) = wire.key()?;
         let slot = match field {
-            F_FTRACE_EVENTS => &mut f.ftrace,
+            F_FTRACE_EVENTS => {
+                if wire_type != LEN {
+                    return Err(WireError::Malformed(format!(
+                        "field {field} has wire type {wire_type}"
+                    )));
+                }
+                let n = wire.varint()?;
+                if wire.offset() + n > end {
+                    return Err(WireError::Malformed(format!(
+                        "field {field} overruns its packet"
+                    )));
+                }
+                wire.with_bytes(n, &mut f.scratch, &mut *ftrace)?;
+                continue;
+            }
             F_TRACK_EVENT => &mut f.track_event,
             F_TRACK_DESCRIPTOR => &mut f.track_descriptor,
             F_FRAME_TIMELINE_EVENT => &mut f.frame_timeline,

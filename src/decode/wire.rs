@@ -122,6 +122,25 @@ impl<R: BufRead> WireReader<R> {
         Ok(())
     }
 
+    /// Calls `f` on the next `n` bytes and consumes them: in place when the reader's buffer holds them all, else
+    /// copied into `scratch` first. Errors: those of [`WireReader::read_into`] (`f` is then not called).
+    pub fn with_bytes<T>(
+        &mut self,
+        n: u64,
+        scratch: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, WireError> {
+        let buf = self.inner.fill_buf()?;
+        if let Some(bytes) = usize::try_from(n).ok().and_then(|n| buf.get(..n)) {
+            let out = f(bytes);
+            self.inner.consume(n as usize);
+            self.offset += n;
+            return Ok(out);
+        }
+        self.read_into(n, scratch)?;
+        Ok(f(scratch))
+    }
+
     /// Skips the value of a field of `wire_type` whose key was just read.
     pub fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
         match wire_type {
