@@ -164,16 +164,15 @@ fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<Loaded
         markers: windows.markers.clone(),
     };
     let mut builder = TimelineBuilder::with_sections(filter.clone());
-    let decode =
-        decode::decode_keeping(opened.reader, &|name| filter.keeps_bytes(name), &mut |e| {
-            builder.push(e)
-        })
-        .map_err(|e| Error::Decode {
-            path: path.to_path_buf(),
-            offset: e.offset,
-            packet: e.packet,
-            kind: e.kind,
-        })?;
+    let decode = decode::decode_beside(opened.reader, &|name| filter.keeps_bytes(name), &mut |e| {
+        builder.push(e)
+    })
+    .map_err(|e| Error::Decode {
+        path: path.to_path_buf(),
+        offset: e.offset,
+        packet: e.packet,
+        kind: e.kind,
+    })?;
     if builder.frame_timeline_events() == 0 {
         if decode.packets == 0 {
             return Err(Error::Decode {

@@ -362,3 +362,28 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
     }
     assert!(three.threads.len() >= one.threads.len());
 }
+
+/// Decoding on a thread of its own (`decode_beside`, what `ftl` runs) gives the events and summary of decoding in
+/// line, and bundles read in place or copied because they straddle the reader's buffers decode alike: on every
+/// real trace, through a whole-file slice and through a 1,000-byte buffered reader.
+#[test]
+fn decoding_beside_and_through_small_buffers_gives_the_same_events() {
+    let keep = |name: &[u8]| ftl::model::SectionFilter::default().keeps_bytes(name);
+    for (_, file) in crate::common::REAL_TRACES {
+        let bytes = std::fs::read(crate::common::shared().join("traces").join(file)).unwrap();
+        let mut inline = Vec::new();
+        let summary =
+            ftl::decode::decode_keeping(&bytes[..], &keep, &mut |e| inline.push(e)).unwrap();
+        assert!(
+            summary.atrace_lines > 0 || !file.starts_with("pixel6a"),
+            "{file}"
+        );
+        let mut beside = Vec::new();
+        let small = std::io::BufReader::with_capacity(1000, &bytes[..]);
+        let summary_beside =
+            ftl::decode::decode_beside(small, &keep, &mut |e| beside.push(e)).unwrap();
+        assert_eq!(summary_beside, summary, "{file}");
+        assert_eq!(beside.len(), inline.len(), "{file}");
+        assert!(beside == inline, "{file}: events differ");
+    }
+}
