@@ -127,11 +127,7 @@ impl Mapped {
 
 impl Read for Mapped {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
 }
 
@@ -208,11 +204,7 @@ impl ReadAhead {
 
 impl Read for ReadAhead {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
 }
 
@@ -236,6 +228,15 @@ impl BufRead for ReadAhead {
     fn consume(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.block.len());
     }
+}
+
+/// `Read::read` of a reader whose bytes come from its own `BufRead` buffer.
+fn read_buffered(reader: &mut impl BufRead, out: &mut [u8]) -> std::io::Result<usize> {
+    let available = reader.fill_buf()?;
+    let n = available.len().min(out.len());
+    out[..n].copy_from_slice(&available[..n]);
+    reader.consume(n);
+    Ok(n)
 }
 
 /// Largest first-packet length (bytes) the content sniffer accepts as plausible. Perfetto's tracing service

@@ -461,17 +461,7 @@ fn read_fields<R: BufRead>(
         let (field, wire_type) = wire.key()?;
         let slot = match field {
             F_FTRACE_EVENTS => {
-                if wire_type != LEN {
-                    return Err(WireError::Malformed(format!(
-                        "field {field} has wire type {wire_type}"
-                    )));
-                }
-                let n = wire.varint()?;
-                if wire.offset() + n > end {
-                    return Err(WireError::Malformed(format!(
-                        "field {field} overruns its packet"
-                    )));
-                }
+                let n = field_len(wire, field, wire_type, end)?;
                 wire.with_bytes(n, &mut f.scratch, &mut *ftrace)?;
                 continue;
             }
@@ -497,17 +487,7 @@ fn read_fields<R: BufRead>(
                 continue;
             }
         };
-        if wire_type != LEN {
-            return Err(WireError::Malformed(format!(
-                "field {field} has wire type {wire_type}"
-            )));
-        }
-        let n = wire.varint()?;
-        if wire.offset() + n > end {
-            return Err(WireError::Malformed(format!(
-                "field {field} overruns its packet"
-            )));
-        }
+        let n = field_len(wire, field, wire_type, end)?;
         wire.read_into(n, slot.get_or_insert_with(Vec::new))?;
     }
     if wire.offset() > end {
@@ -516,6 +496,27 @@ fn read_fields<R: BufRead>(
         ));
     }
     Ok(())
+}
+
+/// The length of length-delimited `field` (its key just read), which must end by the packet's `end`.
+fn field_len<R: BufRead>(
+    wire: &mut WireReader<R>,
+    field: u32,
+    wire_type: u8,
+    end: u64,
+) -> Result<u64, WireError> {
+    if wire_type != LEN {
+        return Err(WireError::Malformed(format!(
+            "field {field} has wire type {wire_type}"
+        )));
+    }
+    let n = wire.varint()?;
+    if wire.offset() + n > end {
+        return Err(WireError::Malformed(format!(
+            "field {field} overruns its packet"
+        )));
+    }
+    Ok(n)
 }
 
 fn describe(e: WireError) -> String {
