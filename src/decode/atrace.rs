@@ -63,28 +63,64 @@ pub enum Parsed {
     Invalid,
 }
 
-/// Parses one atrace line. A `B` line's name is copied only when `keep_name` says so; otherwise it is left
-/// empty (a real empty name reads `[empty slice name]`), which spares an allocation for most lines of a trace.
-pub fn parse(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Parsed {
+/// The leading fields of an atrace line (`phase|tgid|rest`; a missing field is empty).
+struct Head<'a> {
+    /// The first byte of the first field.
+    phase: u8,
+    /// `None` when missing or not a number.
+    tgid: Option<u32>,
+    /// Everything after the second `|`.
+    rest: &'a [u8],
+    /// The whole line, trailing `\n` / `\0` trimmed.
+    line: &'a [u8],
+}
+
+/// The [`Head`] of a line; `None` when its phase field is empty.
+fn split(buf: &[u8]) -> Option<Head<'_>> {
     let mut len = buf.len();
     while len > 0 && matches!(buf[len - 1], b'\n' | b'\0') {
         len -= 1;
     }
     let line = &buf[..len];
-    // `phase|tgid|rest`: a missing field is empty; the phase is the first byte of the first field.
     let bar = |b: &[u8]| b.iter().position(|&c| c == b'|');
     let (phase, rest) = match bar(line) {
         Some(i) => (&line[..i], &line[i + 1..]),
         None => (line, &[][..]),
     };
-    let Some(&phase) = phase.first() else {
-        return Parsed::Invalid;
-    };
-    let (tgid_field, after_tgid) = match bar(rest) {
+    let &phase = phase.first()?;
+    let (tgid, rest) = match bar(rest) {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, &[][..]),
     };
-    let tgid = parse_u32(tgid_field);
+    Some(Head {
+        phase,
+        tgid: parse_u32(tgid),
+        rest,
+        line,
+    })
+}
+
+/// Whether [`parse`] would give an [`Atrace::Begin`] with a name (kept by `keep_name`, or the empty-name
+/// placeholder): the question the decoder asks of every line before the line itself is parsed elsewhere.
+pub fn begins_named(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> bool {
+    // Only a `B` line is split: most lines are told apart by their first byte.
+    buf.first() == Some(&b'B')
+        && matches!(split(buf), Some(Head { phase: b'B', tgid: Some(_), rest, .. })
+            if rest.is_empty() || keep_name(rest))
+}
+
+/// Parses one atrace line. A `B` line's name is copied only when `keep_name` says so; otherwise it is left
+/// empty (a real empty name reads `[empty slice name]`), which spares an allocation for most lines of a trace.
+pub fn parse(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Parsed {
+    let Some(Head {
+        phase,
+        tgid,
+        rest: after_tgid,
+        line,
+    }) = split(buf)
+    else {
+        return Parsed::Invalid;
+    };
     let text = |b: &[u8]| match std::str::from_utf8(b) {
         Ok(s) => s.to_owned(),
         Err(_) => String::from_utf8_lossy(b).into_owned(),
@@ -234,6 +270,33 @@ mod tests {
             }
         );
         assert_eq!(parse(b"B|x|name", &|_| true), Parsed::Invalid);
+    }
+
+    #[test]
+    fn begins_named_agrees_with_parse() {
+        let keep = |name: &[u8]| name.starts_with(b"DrawFrame");
+        for line in [
+            "B|1|DrawFrame 3",
+            "B|1|DrawFrame 3\n",
+            "B|1|inflate",
+            "B|1|",
+            "B|1",
+            "B|x|DrawFrame 3",
+            "B||DrawFrame 3",
+            "Bx|2|DrawFrame 3",
+            "E|1",
+            "S|1|DrawFrame|4",
+            "",
+            "|1|DrawFrame",
+        ] {
+            let named = matches!(
+                parse(line.as_bytes(), &keep),
+                Parsed::Kept(Atrace::Begin { name, .. }) if !name.is_empty()
+            );
+            assert_eq!(begins_named(line.as_bytes(), &keep), named, "{line:?}");
+        }
+        assert!(begins_named(b"B|1|", &keep), "the placeholder name counts");
+        assert!(!begins_named(b"B|1|inflate", &keep));
     }
 
     #[test]

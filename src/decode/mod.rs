@@ -12,6 +12,7 @@ mod clock;
 pub mod event;
 mod ftrace;
 mod packets;
+mod staged;
 pub mod wire;
 
 /// prost types generated from `proto/trace.proto` by build.rs (crate-internal: the synth builder writes with them).
@@ -89,20 +90,23 @@ pub fn decode_keeping<R: BufRead>(
     keep_name: &dyn Fn(&[u8]) -> bool,
     sink: &mut dyn FnMut(Event),
 ) -> Result<DecodeSummary, DecodeError> {
-    let mut decoder = packets::PacketDecoder::new(sink, keep_name);
+    let mut finisher = staged::Finisher::new(keep_name);
+    let mut out = |batch: &mut staged::Batch| finisher.finish(batch, sink);
+    let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);
     decoder.run(reader)?;
-    Ok(decoder.summary)
+    let mut summary = std::mem::take(&mut decoder.summary);
+    finisher.count_into(&mut summary);
+    Ok(summary)
 }
 
-/// Events handed from the decoding thread to the caller's at a time in [`decode_beside`].
-const BATCH_EVENTS: usize = 4096;
 /// Batches [`decode_beside`]'s decoding thread may have ready beyond the one being taken.
 const READY_BATCHES: usize = 4;
 
 /// [`decode_keeping`] on a thread of its own, `sink` called on the caller's thread with the same events in the
-/// same order: decoding (framing, ftrace walks, atrace parsing) and what the caller builds from the events run on
-/// two cores. Memory: at most 6 batches of 4,096 events in flight. Errors: those
-/// of [`decode_keeping`]; a panic on the decoding thread is resumed on the caller's.
+/// same order. Decoding (framing, ftrace walks) and what the caller builds from the events run on two cores; the
+/// atrace lines and process trees the decoder finds are parsed on the caller's thread, which has the lighter
+/// load. Memory: at most 6 batches of 4,096 items (and 256 KiB of lines) in flight. Errors: those of
+/// [`decode_keeping`]; a panic on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
     reader: R,
     keep_name: &(dyn Fn(&[u8]) -> bool + Sync),
@@ -110,29 +114,27 @@ pub fn decode_beside<R: BufRead + Send>(
 ) -> Result<DecodeSummary, DecodeError> {
     use std::sync::mpsc;
     std::thread::scope(|scope| {
-        let (ready, taken) = mpsc::sync_channel::<Vec<Event>>(READY_BATCHES);
-        let (spent, recycled) = mpsc::channel::<Vec<Event>>();
+        let (ready, taken) = mpsc::sync_channel::<staged::Batch>(READY_BATCHES);
+        let (spent, recycled) = mpsc::channel::<staged::Batch>();
         let decoder = scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH_EVENTS);
-            let summary = decode_keeping(reader, keep_name, &mut |event| {
-                batch.push(event);
-                if batch.len() == BATCH_EVENTS {
-                    let next = recycled
-                        .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(BATCH_EVENTS));
-                    // A closed channel means the caller's side has gone (it only stops on a panic).
-                    let _ = ready.send(std::mem::replace(&mut batch, next));
-                }
-            });
-            let _ = ready.send(batch);
-            summary
+            let mut out = |batch: &mut staged::Batch| {
+                let next = recycled.try_recv().unwrap_or_default();
+                // A closed channel means the caller's side has gone (it only stops on a panic).
+                let _ = ready.send(std::mem::replace(batch, next));
+            };
+            let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);
+            decoder.run(reader)?;
+            Ok(std::mem::take(&mut decoder.summary))
         });
+        let mut finisher = staged::Finisher::new(keep_name);
         for mut batch in taken {
-            batch.drain(..).for_each(&mut *sink);
+            finisher.finish(&mut batch, sink);
             let _ = spent.send(batch);
         }
-        decoder
+        let mut summary = decoder
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        finisher.count_into(&mut summary);
+        Ok(summary)
     })
 }

@@ -9,6 +9,7 @@ use super::event::{
 };
 use super::ftrace::{self, FtraceItem};
 use super::proto;
+use super::staged::{Batch, Item};
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
 use flate2::bufread::ZlibDecoder;
@@ -85,9 +86,11 @@ impl Timed {
     }
 }
 
-/// Walks packets and emits events; one per trace.
+/// Walks packets and hands on what they hold in [`Batch`]es; one per trace.
 pub(super) struct PacketDecoder<'s> {
-    sink: &'s mut dyn FnMut(Event),
+    /// Takes each full batch (and the last), leaving it empty.
+    out: &'s mut dyn FnMut(&mut Batch),
+    batch: Batch,
     /// Which atrace `B` names to copy (see [`super::decode_keeping`]).
     keep_name: &'s dyn Fn(&[u8]) -> bool,
     clock: ClockConverter,
@@ -104,11 +107,12 @@ pub(super) struct PacketDecoder<'s> {
 
 impl<'s> PacketDecoder<'s> {
     pub(super) fn new(
-        sink: &'s mut dyn FnMut(Event),
+        out: &'s mut dyn FnMut(&mut Batch),
         keep_name: &'s dyn Fn(&[u8]) -> bool,
     ) -> Self {
         PacketDecoder {
-            sink,
+            out,
+            batch: Batch::default(),
             keep_name,
             clock: ClockConverter::default(),
             default_clock: HashMap::new(),
@@ -127,6 +131,9 @@ impl<'s> PacketDecoder<'s> {
         self.summary.bytes = wire.offset();
         self.summary.trace_clock = self.clock.trace_clock();
         self.summary.unconvertible_timestamps += self.pending.len() as u64;
+        if !self.batch.is_empty() {
+            (self.out)(&mut self.batch);
+        }
         outcome
     }
 
@@ -223,33 +230,14 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         if let Some(bytes) = &fields.process_tree {
-            match proto::ProcessTree::decode(bytes.as_slice()) {
-                Ok(tree) => {
-                    for t in tree.threads {
-                        if let Some(tid) = t.tid {
-                            (self.sink)(Event::Thread {
-                                tid,
-                                tgid: t.tgid,
-                                name: t.name,
-                            });
-                        }
-                    }
-                    for p in tree.processes {
-                        if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
-                            (self.sink)(Event::Process {
-                                pid,
-                                name,
-                                uid: p.uid,
-                            });
-                        }
-                    }
-                }
-                Err(_) => self.summary.malformed_packets += 1,
+            // Decoded where the batch is finished.
+            if self.batch.process_tree(bytes) {
+                (self.out)(&mut self.batch);
             }
         }
         if let Some(bytes) = &fields.system_info {
             match proto::SystemInfo::decode(bytes.as_slice()) {
-                Ok(info) => (self.sink)(Event::SystemInfo(system_info(info))),
+                Ok(info) => self.emit(Event::SystemInfo(system_info(info))),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
@@ -264,7 +252,7 @@ impl<'s> PacketDecoder<'s> {
                 Ok(d) => {
                     if let Some(uuid) = d.uuid {
                         let thread = d.thread.as_ref();
-                        (self.sink)(Event::TrackDescriptor {
+                        self.emit(Event::TrackDescriptor {
                             uuid,
                             parent_uuid: d.parent_uuid,
                             name: d.name.or(d.static_name),
@@ -321,49 +309,67 @@ impl<'s> PacketDecoder<'s> {
                 FtraceItem::ThreadName { tid, name } => {
                     // The latest ftrace name of the thread, whichever event gave it.
                     self.comms.insert(tid, name.as_bytes().into());
-                    (self.sink)(Event::ThreadName { tid, name });
+                    self.emit(Event::ThreadName { tid, name });
                 }
                 FtraceItem::Comm { tid, comm } => {
                     if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
                         continue;
                     }
                     self.comms.insert(tid, comm.into());
-                    (self.sink)(Event::ThreadName {
+                    self.emit(Event::ThreadName {
                         tid,
                         name: String::from_utf8_lossy(comm).into_owned(),
                     });
                 }
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
-                    let event = match atrace::parse(buf, self.keep_name) {
-                        Parsed::Kept(event) => {
-                            if matches!(&event, Atrace::Begin { name, .. } if !name.is_empty())
-                                && !self.named_writers.contains(&tid)
-                            {
-                                self.named_writers.push(tid);
+                    if atrace::begins_named(buf, self.keep_name)
+                        && !self.named_writers.contains(&tid)
+                    {
+                        self.named_writers.push(tid);
+                    }
+                    match clock.and_then(|clock| self.clock.to_trace(clock, ts)) {
+                        // Parsed where the batch is finished.
+                        Some(ts_ns) => {
+                            if self.batch.line(ts_ns, tid, buf) {
+                                (self.out)(&mut self.batch);
                             }
-                            event
                         }
-                        Parsed::Unused => continue,
-                        Parsed::Invalid => {
-                            self.summary.atrace_parse_failures += 1;
-                            continue;
-                        }
-                    };
-                    let Some(clock) = clock else {
-                        self.summary.unconvertible_timestamps += 1;
-                        continue;
-                    };
-                    self.timed(clock, ts, Timed::Atrace { tid, event });
+                        None => self.print_without_time(clock, ts, tid, buf),
+                    }
                 }
             }
+        }
+    }
+
+    /// An atrace line whose time cannot be converted yet (no clock snapshot so far: it waits for one) or at all
+    /// (counted): parsed here, as only kept lines wait or count.
+    fn print_without_time(&mut self, clock: Option<u32>, ts: u64, tid: i32, buf: &[u8]) {
+        let event = match atrace::parse(buf, self.keep_name) {
+            Parsed::Kept(event) => event,
+            Parsed::Unused => return,
+            Parsed::Invalid => {
+                self.summary.atrace_parse_failures += 1;
+                return;
+            }
+        };
+        match clock {
+            Some(clock) => self.timed(clock, ts, Timed::Atrace { tid, event }),
+            None => self.summary.unconvertible_timestamps += 1,
+        }
+    }
+
+    /// Hands on a finished event.
+    fn emit(&mut self, event: Event) {
+        if self.batch.push(Item::Event(event)) {
+            (self.out)(&mut self.batch);
         }
     }
 
     /// Emits `event` at `raw` on `clock` converted to the trace clock, or keeps it until a snapshot allows.
     fn timed(&mut self, clock: u32, raw: u64, event: Timed) {
         match self.clock.to_trace(clock, raw) {
-            Some(ts_ns) => (self.sink)(event.at(ts_ns)),
+            Some(ts_ns) => self.emit(event.at(ts_ns)),
             None => self.pending.push((clock, raw, event)),
         }
     }

@@ -149,6 +149,61 @@ fn ftrace_events_come_out_in_packet_order_among_other_packets() {
     assert_eq!(seen, expected);
 }
 
+/// An atrace line whose clock has no snapshot yet waits for one (the events between pass it by); lines that
+/// cannot be parsed are counted whether they wait or not, and a kept line still waiting at the end is counted as
+/// unconvertible.
+#[test]
+fn atrace_lines_before_the_first_clock_snapshot_wait_for_it() {
+    const MONOTONIC_RAW: u32 = 4;
+    let waiting = |then: &dyn Fn(&mut TraceBuilder)| {
+        let mut t = TraceBuilder::new();
+        t.atrace_mono_raw(1_000 * MS, 1, "B|1|DrawFrame 7")
+            .atrace_mono_raw(1_000 * MS, 1, "not an atrace line")
+            .atrace_mono_raw(1_000 * MS, 1, "C|1|counter|5")
+            .process(5, "p5", None);
+        then(&mut t);
+        let mut seen = Vec::new();
+        let summary = ftl::decode::decode(&t.bytes()[..], &mut |e| match e {
+            ftl::decode::Event::Atrace { ts_ns, event, .. } => {
+                seen.push(format!("{event:?} at {ts_ns}"))
+            }
+            ftl::decode::Event::Process { pid, .. } => seen.push(format!("process {pid}")),
+            _ => {}
+        })
+        .unwrap();
+        (seen, summary)
+    };
+    let (seen, summary) = waiting(&|t| {
+        t.clock_snapshot(&[(MONOTONIC_RAW, 0), (ftl::decode::BOOTTIME, 5_000 * MS)])
+            .atrace(7_000 * MS, 1, "E|1");
+    });
+    let begin = ftl::decode::Atrace::Begin {
+        tgid: 1,
+        name: "DrawFrame 7".into(),
+    };
+    let end = ftl::decode::Atrace::End { tgid: 1 };
+    assert_eq!(
+        seen,
+        [
+            "process 5".to_string(),
+            format!("{begin:?} at {}", 6_000 * MS),
+            format!("{end:?} at {}", 7_000 * MS),
+        ]
+    );
+    assert_eq!(
+        (summary.atrace_lines, summary.atrace_parse_failures),
+        (4, 1)
+    );
+    assert_eq!(summary.unconvertible_timestamps, 0);
+    let (seen, summary) = waiting(&|_| {});
+    assert_eq!(seen, ["process 5"]);
+    assert_eq!(summary.atrace_parse_failures, 1);
+    assert_eq!(
+        summary.unconvertible_timestamps, 1,
+        "only the kept line waited"
+    );
+}
+
 /// The fields of a message as (field number, wire type, value bytes) — a varint's value is its decoded number in
 /// little-endian bytes.
 fn fields(msg: &[u8]) -> Vec<(u32, u8, Vec<u8>)> {

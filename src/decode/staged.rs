@@ -1,0 +1,198 @@
+//! What the packet walk hands on, in batches: finished events, and the atrace lines and process trees it leaves
+//! for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that taker is the model's thread,
+//! which would otherwise wait on the decoding one.
+
+use super::atrace::{self, Parsed};
+use super::event::Event;
+use super::proto;
+use super::DecodeSummary;
+use prost::Message;
+
+/// A batch is handed on once it holds this many items …
+const BATCH_ITEMS: usize = 4096;
+/// … or this many bytes of lines and process trees.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// One thing the walk found, in trace order.
+pub(super) enum Item {
+    /// An event the walk finished.
+    Event(Event),
+    /// An atrace line (`bytes[at..at + len]` of the batch) written by `tid` at `ts_ns` on the trace clock.
+    Line {
+        ts_ns: i64,
+        tid: i32,
+        at: usize,
+        len: usize,
+    },
+    /// A `ProcessTree` message (`bytes[at..at + len]` of the batch).
+    ProcessTree { at: usize, len: usize },
+}
+
+/// Items in trace order and the bytes their lines and process trees point into.
+#[derive(Default)]
+pub(super) struct Batch {
+    items: Vec<Item>,
+    bytes: Vec<u8>,
+}
+
+impl Batch {
+    /// Adds an item; true when the batch is full and should be handed on.
+    pub(super) fn push(&mut self, item: Item) -> bool {
+        self.items.push(item);
+        self.items.len() >= BATCH_ITEMS || self.bytes.len() >= BATCH_BYTES
+    }
+
+    /// Adds an atrace line (copied); true when the batch is full.
+    pub(super) fn line(&mut self, ts_ns: i64, tid: i32, line: &[u8]) -> bool {
+        let (at, len) = self.copy(line);
+        self.push(Item::Line {
+            ts_ns,
+            tid,
+            at,
+            len,
+        })
+    }
+
+    /// Adds a `ProcessTree` message (copied); true when the batch is full.
+    pub(super) fn process_tree(&mut self, message: &[u8]) -> bool {
+        let (at, len) = self.copy(message);
+        self.push(Item::ProcessTree { at, len })
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    fn copy(&mut self, bytes: &[u8]) -> (usize, usize) {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        (at, bytes.len())
+    }
+}
+
+/// Turns batches into events: parses their atrace lines ([`atrace::parse`] with the decoder's `keep_name`) and
+/// decodes their process trees, counting what fails for the [`DecodeSummary`].
+pub(super) struct Finisher<'k> {
+    keep_name: &'k dyn Fn(&[u8]) -> bool,
+    atrace_parse_failures: u64,
+    malformed_packets: u64,
+}
+
+impl<'k> Finisher<'k> {
+    pub(super) fn new(keep_name: &'k dyn Fn(&[u8]) -> bool) -> Self {
+        Finisher {
+            keep_name,
+            atrace_parse_failures: 0,
+            malformed_packets: 0,
+        }
+    }
+
+    /// Gives `sink` the batch's events in order and leaves the batch empty (its memory kept for reuse).
+    pub(super) fn finish(&mut self, batch: &mut Batch, sink: &mut dyn FnMut(Event)) {
+        let bytes = &batch.bytes;
+        for item in batch.items.drain(..) {
+            match item {
+                Item::Event(event) => sink(event),
+                Item::Line {
+                    ts_ns,
+                    tid,
+                    at,
+                    len,
+                } => match atrace::parse(&bytes[at..at + len], self.keep_name) {
+                    Parsed::Kept(event) => sink(Event::Atrace { ts_ns, tid, event }),
+                    Parsed::Unused => {}
+                    Parsed::Invalid => self.atrace_parse_failures += 1,
+                },
+                Item::ProcessTree { at, len } => {
+                    match proto::ProcessTree::decode(&bytes[at..at + len]) {
+                        Ok(tree) => process_tree(tree, sink),
+                        Err(_) => self.malformed_packets += 1,
+                    }
+                }
+            }
+        }
+        batch.bytes.clear();
+    }
+
+    /// Adds what failed here to the decoder's summary.
+    pub(super) fn count_into(&self, summary: &mut DecodeSummary) {
+        summary.atrace_parse_failures += self.atrace_parse_failures;
+        summary.malformed_packets += self.malformed_packets;
+    }
+}
+
+/// A process tree's threads, then its processes (named by `cmdline[0]`, as Perfetto names them).
+fn process_tree(tree: proto::ProcessTree, sink: &mut dyn FnMut(Event)) {
+    for t in tree.threads {
+        if let Some(tid) = t.tid {
+            sink(Event::Thread {
+                tid,
+                tgid: t.tgid,
+                name: t.name,
+            });
+        }
+    }
+    for p in tree.processes {
+        if let (Some(pid), Some(name)) = (p.pid, p.cmdline.into_iter().next()) {
+            sink(Event::Process {
+                pid,
+                name,
+                uid: p.uid,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Atrace;
+
+    #[test]
+    fn finishing_parses_lines_decodes_trees_and_counts_failures() {
+        let mut batch = Batch::default();
+        batch.push(Item::Event(Event::ThreadName {
+            tid: 1,
+            name: "a".into(),
+        }));
+        batch.line(10, 2, b"E|3\n");
+        batch.line(11, 2, b"C|3|counter|1");
+        batch.line(12, 2, b"no bars");
+        batch.process_tree(&[0xff, 0xff]);
+        let keep = |_: &[u8]| true;
+        let mut finisher = Finisher::new(&keep);
+        let mut events = Vec::new();
+        finisher.finish(&mut batch, &mut |e| events.push(e));
+        assert_eq!(
+            events,
+            [
+                Event::ThreadName {
+                    tid: 1,
+                    name: "a".into()
+                },
+                Event::Atrace {
+                    ts_ns: 10,
+                    tid: 2,
+                    event: Atrace::End { tgid: 3 }
+                },
+            ]
+        );
+        assert!(batch.is_empty() && batch.bytes.is_empty());
+        let mut summary = DecodeSummary::default();
+        finisher.count_into(&mut summary);
+        assert_eq!(
+            (summary.atrace_parse_failures, summary.malformed_packets),
+            (1, 1)
+        );
+    }
+
+    #[test]
+    fn a_batch_is_full_at_its_item_or_byte_bound() {
+        let mut batch = Batch::default();
+        assert!((1..BATCH_ITEMS).all(|i| !batch.line(i as i64, 1, b"E")));
+        assert!(batch.line(0, 1, b"E"), "item bound");
+        let mut batch = Batch::default();
+        assert!(!batch.line(0, 1, &[b'E'; BATCH_BYTES - 1]));
+        assert!(batch.line(0, 1, b"E"), "byte bound");
+    }
+}
