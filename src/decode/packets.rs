@@ -9,7 +9,7 @@ use super::event::{
 };
 use super::ftrace::{self, FtraceItem};
 use super::proto;
-use super::staged::{Batch, Item};
+use super::staged::Batch;
 use super::wire::{WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
 use flate2::bufread::ZlibDecoder;
@@ -361,7 +361,7 @@ impl<'s> PacketDecoder<'s> {
 
     /// Hands on a finished event.
     fn emit(&mut self, event: Event) {
-        if self.batch.push(Item::Event(event)) {
+        if self.batch.event(event) {
             (self.out)(&mut self.batch);
         }
     }

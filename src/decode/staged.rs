@@ -8,59 +8,65 @@ use super::proto;
 use super::DecodeSummary;
 use prost::Message;
 
-/// A batch is handed on once it holds this many items …
+/// A batch is handed on once it holds this many events and things to parse …
 const BATCH_ITEMS: usize = 4096;
 /// … or this many bytes of lines and process trees.
 const BATCH_BYTES: usize = 256 * 1024;
 
-/// One thing the walk found, in trace order.
-pub(super) enum Item {
-    /// An event the walk finished.
-    Event(Event),
-    /// An atrace line (`bytes[at..at + len]` of the batch) written by `tid` at `ts_ns` on the trace clock.
+/// Something the batch's taker parses: its bytes are `bytes[at..at + len]` of the batch.
+enum Unparsed {
+    /// An atrace line written by `tid` at `ts_ns` on the trace clock.
     Line {
         ts_ns: i64,
         tid: i32,
         at: usize,
         len: usize,
     },
-    /// A `ProcessTree` message (`bytes[at..at + len]` of the batch).
+    /// A `ProcessTree` message.
     ProcessTree { at: usize, len: usize },
 }
 
-/// Items in trace order and the bytes their lines and process trees point into.
+/// What the walk found, in trace order: the finished events and the things to parse are kept apart (a line
+/// takes 32 bytes, an event 144), each event with the number of things to parse found before it.
 #[derive(Default)]
 pub(super) struct Batch {
-    items: Vec<Item>,
+    events: Vec<(usize, Event)>,
+    unparsed: Vec<Unparsed>,
     bytes: Vec<u8>,
 }
 
 impl Batch {
-    /// Adds an item; true when the batch is full and should be handed on.
-    pub(super) fn push(&mut self, item: Item) -> bool {
-        self.items.push(item);
-        self.items.len() >= BATCH_ITEMS || self.bytes.len() >= BATCH_BYTES
+    /// Adds a finished event; true when the batch is full and should be handed on.
+    pub(super) fn event(&mut self, event: Event) -> bool {
+        self.events.push((self.unparsed.len(), event));
+        self.is_full()
     }
 
     /// Adds an atrace line (copied); true when the batch is full.
     pub(super) fn line(&mut self, ts_ns: i64, tid: i32, line: &[u8]) -> bool {
         let (at, len) = self.copy(line);
-        self.push(Item::Line {
+        self.unparsed.push(Unparsed::Line {
             ts_ns,
             tid,
             at,
             len,
-        })
+        });
+        self.is_full()
     }
 
     /// Adds a `ProcessTree` message (copied); true when the batch is full.
     pub(super) fn process_tree(&mut self, message: &[u8]) -> bool {
         let (at, len) = self.copy(message);
-        self.push(Item::ProcessTree { at, len })
+        self.unparsed.push(Unparsed::ProcessTree { at, len });
+        self.is_full()
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.events.is_empty() && self.unparsed.is_empty()
+    }
+
+    fn is_full(&self) -> bool {
+        self.events.len() + self.unparsed.len() >= BATCH_ITEMS || self.bytes.len() >= BATCH_BYTES
     }
 
     fn copy(&mut self, bytes: &[u8]) -> (usize, usize) {
@@ -89,29 +95,45 @@ impl<'k> Finisher<'k> {
 
     /// Gives `sink` the batch's events in order and leaves the batch empty (its memory kept for reuse).
     pub(super) fn finish(&mut self, batch: &mut Batch, sink: &mut dyn FnMut(Event)) {
-        let bytes = &batch.bytes;
-        for item in batch.items.drain(..) {
-            match item {
-                Item::Event(event) => sink(event),
-                Item::Line {
-                    ts_ns,
-                    tid,
-                    at,
-                    len,
-                } => match atrace::parse(&bytes[at..at + len], self.keep_name) {
-                    Parsed::Kept(event) => sink(Event::Atrace { ts_ns, tid, event }),
-                    Parsed::Unused => {}
-                    Parsed::Invalid => self.atrace_parse_failures += 1,
-                },
-                Item::ProcessTree { at, len } => {
-                    match proto::ProcessTree::decode(&bytes[at..at + len]) {
-                        Ok(tree) => process_tree(tree, sink),
-                        Err(_) => self.malformed_packets += 1,
-                    }
+        let Batch {
+            events,
+            unparsed,
+            bytes,
+        } = batch;
+        let mut parsed = 0;
+        for (before, event) in events.drain(..) {
+            for u in &unparsed[parsed..before] {
+                self.parse(u, bytes, sink);
+            }
+            parsed = before;
+            sink(event);
+        }
+        for u in &unparsed[parsed..] {
+            self.parse(u, bytes, sink);
+        }
+        unparsed.clear();
+        bytes.clear();
+    }
+
+    fn parse(&mut self, unparsed: &Unparsed, bytes: &[u8], sink: &mut dyn FnMut(Event)) {
+        match *unparsed {
+            Unparsed::Line {
+                ts_ns,
+                tid,
+                at,
+                len,
+            } => match atrace::parse(&bytes[at..at + len], self.keep_name) {
+                Parsed::Kept(event) => sink(Event::Atrace { ts_ns, tid, event }),
+                Parsed::Unused => {}
+                Parsed::Invalid => self.atrace_parse_failures += 1,
+            },
+            Unparsed::ProcessTree { at, len } => {
+                match proto::ProcessTree::decode(&bytes[at..at + len]) {
+                    Ok(tree) => process_tree(tree, sink),
+                    Err(_) => self.malformed_packets += 1,
                 }
             }
         }
-        batch.bytes.clear();
     }
 
     /// Adds what failed here to the decoder's summary.
@@ -151,10 +173,11 @@ mod tests {
     #[test]
     fn finishing_parses_lines_decodes_trees_and_counts_failures() {
         let mut batch = Batch::default();
-        batch.push(Item::Event(Event::ThreadName {
+        batch.line(9, 2, b"E|4");
+        batch.event(Event::ThreadName {
             tid: 1,
             name: "a".into(),
-        }));
+        });
         batch.line(10, 2, b"E|3\n");
         batch.line(11, 2, b"C|3|counter|1");
         batch.line(12, 2, b"no bars");
@@ -166,6 +189,11 @@ mod tests {
         assert_eq!(
             events,
             [
+                Event::Atrace {
+                    ts_ns: 9,
+                    tid: 2,
+                    event: Atrace::End { tgid: 4 }
+                },
                 Event::ThreadName {
                     tid: 1,
                     name: "a".into()
@@ -178,6 +206,10 @@ mod tests {
             ]
         );
         assert!(batch.is_empty() && batch.bytes.is_empty());
+        assert!(!Batch::default().event(Event::ThreadName {
+            tid: 1,
+            name: "a".into()
+        }));
         let mut summary = DecodeSummary::default();
         finisher.count_into(&mut summary);
         assert_eq!(
