@@ -104,8 +104,8 @@ const READY_BATCHES: usize = 4;
 
 /// [`decode_keeping`] on a thread of its own, `sink` called on the caller's thread with the same events in the
 /// same order. Decoding (framing, ftrace walks) and what the caller builds from the events run on two cores; the
-/// atrace lines and process trees the decoder finds are parsed on the caller's thread, which has the lighter
-/// load. Memory: at most 6 batches of 4,096 items (and 256 KiB of lines) in flight. Errors: those of
+/// atrace lines and process trees the decoder finds are parsed on the caller's thread, or on the decoding thread
+/// when the caller's falls behind (its batches waiting), so that either load is shared. Memory: at most 6 batches of 4,096 items (and 256 KiB of lines) in flight. Errors: those of
 /// [`decode_keeping`]; a panic on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
     reader: R,
@@ -117,14 +117,25 @@ pub fn decode_beside<R: BufRead + Send>(
         let (ready, taken) = mpsc::sync_channel::<staged::Batch>(READY_BATCHES);
         let (spent, recycled) = mpsc::channel::<staged::Batch>();
         let decoder = scope.spawn(move || {
+            let mut finisher = staged::Finisher::new(keep_name);
             let mut out = |batch: &mut staged::Batch| {
                 let next = recycled.try_recv().unwrap_or_default();
+                let mut batch = std::mem::replace(batch, next);
                 // A closed channel means the caller's side has gone (it only stops on a panic).
-                let _ = ready.send(std::mem::replace(batch, next));
+                if let Err(mpsc::TrySendError::Full(mut behind)) = ready.try_send(batch) {
+                    // The caller's thread is behind: this one parses the batch while it would wait anyway.
+                    finisher.parse_in_place(&mut behind);
+                    batch = behind;
+                    let _ = ready.send(batch);
+                }
             };
             let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);
-            decoder.run(reader)?;
-            Ok(std::mem::take(&mut decoder.summary))
+            let outcome = decoder.run(reader);
+            let mut summary = std::mem::take(&mut decoder.summary);
+            drop(decoder);
+            outcome?;
+            finisher.count_into(&mut summary);
+            Ok(summary)
         });
         let mut finisher = staged::Finisher::new(keep_name);
         for mut batch in taken {

@@ -115,6 +115,17 @@ impl<'k> Finisher<'k> {
         bytes.clear();
     }
 
+    /// Parses the batch's lines and process trees where it is, leaving finished events only: the decoding thread
+    /// does this to a batch when the taker is behind, so that the two threads share whichever load is heavier.
+    pub(super) fn parse_in_place(&mut self, batch: &mut Batch) {
+        if batch.unparsed.is_empty() {
+            return;
+        }
+        let mut events = Vec::with_capacity(batch.events.len() + batch.unparsed.len());
+        self.finish(batch, &mut |event| events.push((0, event)));
+        batch.events = events;
+    }
+
     fn parse(&mut self, unparsed: &Unparsed, bytes: &[u8], sink: &mut dyn FnMut(Event)) {
         match *unparsed {
             Unparsed::Line {
@@ -215,6 +226,43 @@ mod tests {
         assert_eq!(
             (summary.atrace_parse_failures, summary.malformed_packets),
             (1, 1)
+        );
+    }
+
+    #[test]
+    fn parsing_in_place_gives_the_same_events_later() {
+        let fill = |batch: &mut Batch| {
+            batch.line(1, 2, b"B|3|DrawFrame 1");
+            batch.event(Event::ThreadName {
+                tid: 2,
+                name: "b".into(),
+            });
+            batch.line(2, 2, b"bad");
+            batch.line(3, 2, b"E|3");
+        };
+        let keep = |_: &[u8]| true;
+        let (mut direct, mut first) = (Batch::default(), Batch::default());
+        fill(&mut direct);
+        fill(&mut first);
+        let mut finisher = Finisher::new(&keep);
+        let mut want = Vec::new();
+        finisher.finish(&mut direct, &mut |e| want.push(e));
+        let mut early = Finisher::new(&keep);
+        early.parse_in_place(&mut first);
+        assert!(first.unparsed.is_empty() && first.bytes.is_empty());
+        let mut later = Finisher::new(&keep);
+        let mut got = Vec::new();
+        later.finish(&mut first, &mut |e| got.push(e));
+        assert_eq!(got, want);
+        assert_eq!(want.len(), 3);
+        let counts = |f: &Finisher| {
+            let mut summary = DecodeSummary::default();
+            f.count_into(&mut summary);
+            summary.atrace_parse_failures
+        };
+        assert_eq!(
+            (counts(&early), counts(&later), counts(&finisher)),
+            (1, 0, 1)
         );
     }
 

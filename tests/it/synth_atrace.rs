@@ -442,3 +442,36 @@ fn decoding_beside_and_through_small_buffers_gives_the_same_events() {
         assert!(beside == inline, "{file}: events differ");
     }
 }
+
+/// When the taker of `decode_beside`'s batches stalls, the decoding thread runs ahead until its batches wait,
+/// then parses the atrace lines and process trees of the next batches itself: the events and summary are those
+/// of decoding in line.
+#[test]
+fn decoding_beside_a_stalled_taker_gives_the_same_events() {
+    let mut t = TraceBuilder::new();
+    for i in 0..20_000u64 {
+        let tid = 100 + (i % 3) as i32;
+        t.begin(i * MS, tid, APP_PID, &format!("DrawFrame {i}"))
+            .atrace(i * MS, tid, "not an atrace line")
+            .end(i * MS + 1, tid, APP_PID);
+        if i % 1000 == 0 {
+            t.process(i as i32, &format!("p{i}"), None);
+        }
+    }
+    let bytes = t.bytes();
+    let keep = |name: &[u8]| ftl::model::SectionFilter::default().keeps_bytes(name);
+    let mut inline = Vec::new();
+    let summary = ftl::decode::decode_keeping(&bytes[..], &keep, &mut |e| inline.push(e)).unwrap();
+    assert_eq!(summary.atrace_parse_failures, 20_000);
+    let mut stalled = Vec::new();
+    let summary_stalled = ftl::decode::decode_beside(&bytes[..], &keep, &mut |e| {
+        if stalled.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        stalled.push(e)
+    })
+    .unwrap();
+    assert_eq!(summary_stalled, summary);
+    assert_eq!(stalled.len(), inline.len());
+    assert!(stalled == inline, "events differ after a stall");
+}
