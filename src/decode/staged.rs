@@ -181,14 +181,18 @@ mod tests {
     use super::*;
     use crate::decode::Atrace;
 
+    fn named(tid: i32, name: &str) -> Event {
+        Event::ThreadName {
+            tid,
+            name: name.into(),
+        }
+    }
+
     #[test]
     fn finishing_parses_lines_decodes_trees_and_counts_failures() {
         let mut batch = Batch::default();
         batch.line(9, 2, b"E|4");
-        batch.event(Event::ThreadName {
-            tid: 1,
-            name: "a".into(),
-        });
+        batch.event(named(1, "a"));
         batch.line(10, 2, b"E|3\n");
         batch.line(11, 2, b"C|3|counter|1");
         batch.line(12, 2, b"no bars");
@@ -205,10 +209,7 @@ mod tests {
                     tid: 2,
                     event: Atrace::End { tgid: 4 }
                 },
-                Event::ThreadName {
-                    tid: 1,
-                    name: "a".into()
-                },
+                named(1, "a"),
                 Event::Atrace {
                     ts_ns: 10,
                     tid: 2,
@@ -217,10 +218,7 @@ mod tests {
             ]
         );
         assert!(batch.is_empty() && batch.bytes.is_empty());
-        assert!(!Batch::default().event(Event::ThreadName {
-            tid: 1,
-            name: "a".into()
-        }));
+        assert!(!Batch::default().event(named(1, "a")));
         let mut summary = DecodeSummary::default();
         finisher.count_into(&mut summary);
         assert_eq!(
@@ -233,10 +231,7 @@ mod tests {
     fn parsing_in_place_gives_the_same_events_later() {
         let fill = |batch: &mut Batch| {
             batch.line(1, 2, b"B|3|DrawFrame 1");
-            batch.event(Event::ThreadName {
-                tid: 2,
-                name: "b".into(),
-            });
+            batch.event(named(2, "b"));
             batch.line(2, 2, b"bad");
             batch.line(3, 2, b"E|3");
         };
