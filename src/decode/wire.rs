@@ -65,6 +65,25 @@ impl<R: BufRead> WireReader<R> {
 
     /// Reads a base-128 varint (at most 10 bytes).
     pub fn varint(&mut self) -> Result<u64, WireError> {
+        // Read where it lies when the reader's buffer holds it whole (the usual case), else byte by byte.
+        let buf = self.inner.fill_buf()?;
+        let mut value = 0u64;
+        for (i, &b) in buf.iter().take(10).enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.inner.consume(i + 1);
+                self.offset += i as u64 + 1;
+                return Ok(value);
+            }
+        }
+        if buf.len() >= 10 {
+            return Err(WireError::Malformed("varint longer than 10 bytes".into()));
+        }
+        self.varint_across_buffers()
+    }
+
+    /// [`WireReader::varint`] one byte at a time, for a varint that straddles the reader's buffers.
+    fn varint_across_buffers(&mut self) -> Result<u64, WireError> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
             let b = self.next_byte()?;
@@ -154,6 +173,49 @@ impl<R: BufRead> WireReader<R> {
             other => Err(WireError::Malformed(format!(
                 "unsupported wire type {other}"
             ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `v` as a base-128 varint.
+    fn encode(mut v: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+        out
+    }
+
+    #[test]
+    fn varints_read_alike_in_one_buffer_and_across_buffers() {
+        let values = [0, 1, 127, 128, 300, 1 << 35, u64::MAX - 1, u64::MAX, 42];
+        let bytes: Vec<u8> = values.iter().flat_map(|&v| encode(v)).collect();
+        for capacity in 1..=12 {
+            let mut wire = WireReader::new(io::BufReader::with_capacity(capacity, &bytes[..]));
+            for &v in &values {
+                assert_eq!(wire.varint().unwrap(), v, "buffer of {capacity}");
+            }
+            assert_eq!(wire.offset(), bytes.len() as u64);
+            assert!(wire.at_eof().unwrap());
+        }
+    }
+
+    #[test]
+    fn overlong_and_cut_varints_are_errors_in_one_buffer_and_across_buffers() {
+        let overlong = [0x80u8; 11];
+        let cut = [0x80u8, 0x80];
+        for capacity in [1, 4, 64] {
+            let read = |bytes: &[u8]| {
+                WireReader::new(io::BufReader::with_capacity(capacity, bytes)).varint()
+            };
+            assert!(matches!(read(&overlong), Err(WireError::Malformed(_))));
+            assert!(matches!(read(&cut), Err(WireError::Truncated)));
         }
     }
 }
