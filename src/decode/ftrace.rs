@@ -9,7 +9,7 @@
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
 //! (google/perfetto @ ec5d16b1).
 
-use super::wire::{WireError, FIXED32, FIXED64, LEN, VARINT};
+use super::wire::{Bytes, WireError, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
 const BUNDLE_COMPACT_SCHED: u32 = 4;
@@ -109,156 +109,6 @@ pub(super) fn walk<'a>(
         FTRACE_CLOCK_MONO_RAW => Some(BUILTIN_MONOTONIC_RAW),
         _ => None,
     })
-}
-
-/// A protobuf message in memory and a read position: the framing reads of
-/// [`WireReader`](super::wire::WireReader) (same errors) without
-/// its per-byte `BufRead` calls, which made up most of the ftrace walk.
-struct Bytes<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Bytes<'a> {
-    fn new(buf: &'a [u8]) -> Self {
-        Bytes { buf, pos: 0 }
-    }
-
-    #[inline(always)]
-    fn at_eof(&self) -> bool {
-        self.pos >= self.buf.len()
-    }
-
-    /// The next byte.
-    #[inline(always)]
-    fn byte(&mut self) -> Option<u8> {
-        let b = *self.buf.get(self.pos)?;
-        self.pos += 1;
-        Some(b)
-    }
-
-    /// A base-128 varint (at most 10 bytes).
-    #[inline(always)]
-    fn varint(&mut self) -> Result<u64, WireError> {
-        match self.buf.get(self.pos) {
-            Some(&b) if b < 0x80 => {
-                self.pos += 1;
-                return Ok(u64::from(b));
-            }
-            None => return Err(WireError::Truncated),
-            _ => {}
-        }
-        // The lengths of nested messages, which Perfetto's writer pads to 4 bytes.
-        if let Some(word) = self.buf[self.pos..].first_chunk::<4>() {
-            let word = u32::from_le_bytes(*word);
-            if word & 0x8080_8080 == 0x0080_8080 {
-                self.pos += 4;
-                let x = word & 0x7f7f_7f7f;
-                let x = (x & 0x007f_007f) | ((x & 0x7f00_7f00) >> 1);
-                return Ok(u64::from((x & 0x3fff) | ((x & 0x3fff_0000) >> 2)));
-            }
-        }
-        // Up to 8 bytes from one load, without a branch per byte.
-        if let Some(word) = self.buf[self.pos..].first_chunk::<8>() {
-            let word = u64::from_le_bytes(*word);
-            let ends = !word & 0x8080_8080_8080_8080;
-            if ends != 0 {
-                let n = ends.trailing_zeros() / 8 + 1;
-                self.pos += n as usize;
-                return Ok(compact_varint(word & (u64::MAX >> (64 - 8 * n))));
-            }
-        }
-        let mut value = 0u64;
-        let mut shift = 0;
-        while shift < 70 {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return Err(WireError::Truncated);
-            };
-            self.pos += 1;
-            value |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(value);
-            }
-            shift += 7;
-        }
-        Err(WireError::Malformed("varint longer than 10 bytes".into()))
-    }
-
-    /// Skips a varint without reading its value (a kernel address takes 10 bytes); `None` if it does not end
-    /// within the message or 10 bytes.
-    #[inline(always)]
-    fn skip_varint(&mut self) -> Option<()> {
-        let rest = self.buf.get(self.pos..)?;
-        let len = rest.iter().take(10).position(|&b| b < 0x80)? + 1;
-        self.pos += len;
-        Some(())
-    }
-
-    /// A field key as `(field number, wire type)`.
-    #[inline(always)]
-    fn key(&mut self) -> Result<(u32, u8), WireError> {
-        let key = self.varint()?;
-        let field = key >> 3;
-        if field == 0 || field > u64::from(u32::MAX >> 3) {
-            return Err(WireError::Malformed(format!(
-                "invalid field number {field}"
-            )));
-        }
-        Ok((field as u32, (key & 7) as u8))
-    }
-
-    /// Skips `n` bytes.
-    #[inline(always)]
-    fn skip(&mut self, n: u64) -> Result<(), WireError> {
-        let left = (self.buf.len() - self.pos) as u64;
-        if n > left {
-            self.pos = self.buf.len();
-            return Err(WireError::Truncated);
-        }
-        self.pos += n as usize;
-        Ok(())
-    }
-
-    /// The value of a length-delimited field whose key was just read; its length must fit in the message.
-    #[inline(always)]
-    fn bytes(&mut self) -> Result<&'a [u8], WireError> {
-        let n = self.varint()?;
-        if n > (self.buf.len() - self.pos) as u64 {
-            return Err(WireError::Malformed(
-                "ftrace field overruns its bundle".into(),
-            ));
-        }
-        let start = self.pos;
-        self.pos += n as usize;
-        Ok(&self.buf[start..self.pos])
-    }
-
-    /// Skips the value of a field of `wire_type` whose key was just read.
-    #[inline(always)]
-    fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
-        match wire_type {
-            VARINT => self.varint().map(drop),
-            FIXED64 => self.skip(8),
-            LEN => {
-                let n = self.varint()?;
-                self.skip(n)
-            }
-            FIXED32 => self.skip(4),
-            other => Err(WireError::Malformed(format!(
-                "unsupported wire type {other}"
-            ))),
-        }
-    }
-}
-
-/// The value of a varint of at most 8 bytes held in `word` (little-endian, bytes past the varint zeroed): the
-/// 7-bit groups packed together.
-#[inline(always)]
-fn compact_varint(word: u64) -> u64 {
-    let x = word & 0x7f7f_7f7f_7f7f_7f7f;
-    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
-    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
 }
 
 /// Keys of `FtraceEvent.timestamp` and `.pid` (varints).
@@ -537,50 +387,6 @@ fn string_field(msg: &[u8], field: u32) -> Result<Option<&[u8]>, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn varints_read_as_protobuf_encodes_them_with_and_without_the_word_path() {
-        let values = [
-            0,
-            1,
-            127,
-            128,
-            300,
-            16_383,
-            16_384,
-            (1 << 35) - 1,
-            157_479_316_678_737,
-            (1 << 56) - 1,
-            1 << 56,
-            u64::MAX - 1,
-            u64::MAX,
-        ];
-        for v in values {
-            let mut bytes = Vec::new();
-            prost::encoding::encode_varint(v, &mut bytes);
-            let n = bytes.len();
-            // Alone (the byte loop) and followed by padding (the word path).
-            for tail in [0, 9] {
-                let mut buf = bytes.clone();
-                buf.resize(n + tail, 0xff);
-                let mut wire = Bytes::new(&buf);
-                assert_eq!(wire.varint().unwrap(), v, "{v} + {tail}");
-                assert_eq!(wire.pos, n);
-            }
-        }
-        // Perfetto's padded lengths: 4 bytes for a small number.
-        let mut wire = Bytes::new(&[0xa7, 0x80, 0x80, 0x00, 1, 2, 3, 4, 5]);
-        assert_eq!(wire.varint().unwrap(), 0x27);
-        assert_eq!(wire.pos, 4);
-        assert!(matches!(
-            Bytes::new(&[0x80; 4]).varint(),
-            Err(WireError::Truncated)
-        ));
-        assert!(matches!(
-            Bytes::new(&[0x80; 12]).varint(),
-            Err(WireError::Malformed(_))
-        ));
-    }
 
     /// `walk` without its fast paths: every event through [`event`].
     fn walk_general(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
