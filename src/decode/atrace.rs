@@ -63,6 +63,20 @@ pub enum Parsed {
     Invalid,
 }
 
+impl Parsed {
+    /// The kept line, if any; an invalid one is counted in `failures` (Perfetto's `systrace_parse_failure`).
+    pub fn kept(self, failures: &mut u64) -> Option<Atrace> {
+        match self {
+            Parsed::Kept(event) => Some(event),
+            Parsed::Unused => None,
+            Parsed::Invalid => {
+                *failures += 1;
+                None
+            }
+        }
+    }
+}
+
 /// The leading fields of an atrace line (`phase|tgid|rest`; a missing field is empty).
 struct Head<'a> {
     /// The first byte of the first field.

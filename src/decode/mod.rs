@@ -121,13 +121,12 @@ pub fn decode_beside<R: BufRead + Send>(
             let mut finisher = staged::Finisher::new(keep_name);
             let mut out = |batch: &mut staged::Batch| {
                 let next = recycled.try_recv().unwrap_or_default();
-                let mut batch = std::mem::replace(batch, next);
                 // A closed channel means the caller's side has gone (it only stops on a panic).
+                let batch = std::mem::replace(batch, next);
                 if let Err(mpsc::TrySendError::Full(mut behind)) = ready.try_send(batch) {
                     // The caller's thread is behind: this one parses the batch while it would wait anyway.
                     finisher.parse_in_place(&mut behind);
-                    batch = behind;
-                    let _ = ready.send(batch);
+                    let _ = ready.send(behind);
                 }
             };
             let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);

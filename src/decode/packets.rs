@@ -2,7 +2,7 @@
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
 //! kept fields into [`Event`]s via prost.
 
-use super::atrace::{self, Atrace, Parsed};
+use super::atrace::{self, Atrace};
 use super::clock::ClockConverter;
 use super::event::{
     Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
@@ -231,9 +231,8 @@ impl<'s> PacketDecoder<'s> {
         }
         if let Some(bytes) = &fields.process_tree {
             // Decoded where the batch is finished.
-            if self.batch.process_tree(bytes) {
-                (self.out)(&mut self.batch);
-            }
+            let full = self.batch.process_tree(bytes);
+            self.hand_on_if(full);
         }
         if let Some(bytes) = &fields.system_info {
             match proto::SystemInfo::decode(bytes.as_slice()) {
@@ -331,9 +330,8 @@ impl<'s> PacketDecoder<'s> {
                     match clock.and_then(|clock| self.clock.to_trace(clock, ts)) {
                         // Parsed where the batch is finished.
                         Some(ts_ns) => {
-                            if self.batch.line(ts_ns, tid, buf) {
-                                (self.out)(&mut self.batch);
-                            }
+                            let full = self.batch.line(ts_ns, tid, buf);
+                            self.hand_on_if(full);
                         }
                         None => self.print_without_time(clock, ts, tid, buf),
                     }
@@ -345,13 +343,9 @@ impl<'s> PacketDecoder<'s> {
     /// An atrace line whose time cannot be converted yet (no clock snapshot so far: it waits for one) or at all
     /// (counted): parsed here, as only kept lines wait or count.
     fn print_without_time(&mut self, clock: Option<u32>, ts: u64, tid: i32, buf: &[u8]) {
-        let event = match atrace::parse(buf, self.keep_name) {
-            Parsed::Kept(event) => event,
-            Parsed::Unused => return,
-            Parsed::Invalid => {
-                self.summary.atrace_parse_failures += 1;
-                return;
-            }
+        let parsed = atrace::parse(buf, self.keep_name);
+        let Some(event) = parsed.kept(&mut self.summary.atrace_parse_failures) else {
+            return;
         };
         match clock {
             Some(clock) => self.timed(clock, ts, Timed::Atrace { tid, event }),
@@ -361,7 +355,13 @@ impl<'s> PacketDecoder<'s> {
 
     /// Hands on a finished event.
     fn emit(&mut self, event: Event) {
-        if self.batch.event(event) {
+        let full = self.batch.event(event);
+        self.hand_on_if(full);
+    }
+
+    /// Hands the batch on when it is full.
+    fn hand_on_if(&mut self, full: bool) {
+        if full {
             (self.out)(&mut self.batch);
         }
     }

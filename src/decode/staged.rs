@@ -2,7 +2,7 @@
 //! for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that taker is the model's thread,
 //! which would otherwise wait on the decoding one.
 
-use super::atrace::{self, Parsed};
+use super::atrace;
 use super::event::Event;
 use super::proto;
 use super::DecodeSummary;
@@ -133,11 +133,12 @@ impl<'k> Finisher<'k> {
                 tid,
                 at,
                 len,
-            } => match atrace::parse(&bytes[at..at + len], self.keep_name) {
-                Parsed::Kept(event) => sink(Event::Atrace { ts_ns, tid, event }),
-                Parsed::Unused => {}
-                Parsed::Invalid => self.atrace_parse_failures += 1,
-            },
+            } => {
+                let parsed = atrace::parse(&bytes[at..at + len], self.keep_name);
+                if let Some(event) = parsed.kept(&mut self.atrace_parse_failures) {
+                    sink(Event::Atrace { ts_ns, tid, event });
+                }
+            }
             Unparsed::ProcessTree { at, len } => {
                 match proto::ProcessTree::decode(&bytes[at..at + len]) {
                     Ok(tree) => process_tree(tree, sink),
