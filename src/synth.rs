@@ -4,7 +4,7 @@
 //! timestamps (FrameTimeline and ftrace alike).
 
 use crate::decode::proto;
-use crate::decode::wire::WireReader;
+use crate::decode::wire::{Framing, WireReader};
 use crate::decode::{FrameLabels, FrameStart, FrameTimelineEvent, SliceKind};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;

@@ -9,7 +9,7 @@
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
 //! (google/perfetto @ ec5d16b1).
 
-use super::wire::{Bytes, WireError, LEN, VARINT};
+use super::wire::{Bytes, Framing, WireError, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
 const BUNDLE_COMPACT_SCHED: u32 = 4;

@@ -10,7 +10,7 @@ use super::event::{
 use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::staged::Batch;
-use super::wire::{WireError, WireReader, LEN, VARINT};
+use super::wire::{Framing, WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
 use flate2::bufread::ZlibDecoder;
 use prost::Message;

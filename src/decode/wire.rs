@@ -1,5 +1,5 @@
 //! Protobuf wire framing — varints, field keys, skipping and reading length-delimited bytes — over a `BufRead`
-//! with a running byte offset ([`WireReader`]) and over a message in memory ([`Bytes`]). Owns no knowledge of
+//! with a running byte offset ([`WireReader`]) and over a message in memory (`Bytes`), through [`Framing`]. Owns no knowledge of
 //! which message is being read.
 
 use std::io::{self, BufRead};
@@ -64,23 +64,7 @@ impl<R: BufRead> WireReader<R> {
         Ok(b)
     }
 
-    /// Reads a base-128 varint (at most 10 bytes).
-    pub fn varint(&mut self) -> Result<u64, WireError> {
-        // Read where it lies when the reader's buffer holds it whole (the usual case), else byte by byte.
-        let mut here = Bytes::new(self.inner.fill_buf()?);
-        match here.varint() {
-            Ok(value) => {
-                let n = here.pos;
-                self.inner.consume(n);
-                self.offset += n as u64;
-                Ok(value)
-            }
-            Err(WireError::Truncated) => self.varint_across_buffers(),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// [`WireReader::varint`] one byte at a time, for a varint that straddles the reader's buffers.
+    /// [`Framing::varint`] one byte at a time, for a varint that straddles the reader's buffers.
     fn varint_across_buffers(&mut self) -> Result<u64, WireError> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
@@ -91,34 +75,6 @@ impl<R: BufRead> WireReader<R> {
             }
         }
         Err(WireError::Malformed("varint longer than 10 bytes".into()))
-    }
-
-    /// Reads a field key as `(field number, wire type)`.
-    pub fn key(&mut self) -> Result<(u32, u8), WireError> {
-        let key = self.varint()?;
-        let field = key >> 3;
-        let wire_type = (key & 7) as u8;
-        if field == 0 || field > u64::from(u32::MAX >> 3) {
-            return Err(WireError::Malformed(format!(
-                "invalid field number {field}"
-            )));
-        }
-        Ok((field as u32, wire_type))
-    }
-
-    /// Skips `n` bytes without copying them.
-    pub fn skip(&mut self, mut n: u64) -> Result<(), WireError> {
-        while n > 0 {
-            let available = self.inner.fill_buf()?.len();
-            if available == 0 {
-                return Err(WireError::Truncated);
-            }
-            let step = available.min(usize::try_from(n).unwrap_or(usize::MAX));
-            self.inner.consume(step);
-            self.offset += step as u64;
-            n -= step as u64;
-        }
-        Ok(())
     }
 
     /// Reads `n` bytes into `out` (cleared first).
@@ -157,9 +113,33 @@ impl<R: BufRead> WireReader<R> {
         self.read_into(n, scratch)?;
         Ok(f(scratch))
     }
+}
+
+/// The framing reads both readers share: the two they implement their own way (a varint, a skip) and the two
+/// built on them (a field key, skipping a field's value).
+pub trait Framing {
+    /// Reads a base-128 varint (at most 10 bytes).
+    fn varint(&mut self) -> Result<u64, WireError>;
+
+    /// Skips `n` bytes without copying them.
+    fn skip(&mut self, n: u64) -> Result<(), WireError>;
+
+    /// Reads a field key as `(field number, wire type)`.
+    #[inline(always)]
+    fn key(&mut self) -> Result<(u32, u8), WireError> {
+        let key = self.varint()?;
+        let field = key >> 3;
+        if field == 0 || field > u64::from(u32::MAX >> 3) {
+            return Err(WireError::Malformed(format!(
+                "invalid field number {field}"
+            )));
+        }
+        Ok((field as u32, (key & 7) as u8))
+    }
 
     /// Skips the value of a field of `wire_type` whose key was just read.
-    pub fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
+    #[inline(always)]
+    fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
         match wire_type {
             VARINT => self.varint().map(drop),
             FIXED64 => self.skip(8),
@@ -175,37 +155,43 @@ impl<R: BufRead> WireReader<R> {
     }
 }
 
-/// A protobuf message in memory and a read position: the framing reads of [`WireReader`] (same errors) without
-/// its `BufRead` calls, for messages read whole (ftrace bundles) and for the varints a [`WireReader`]'s buffer
-/// holds whole.
-pub(crate) struct Bytes<'a> {
-    /// The message.
-    pub(crate) buf: &'a [u8],
-    /// The read position in it.
-    pub(crate) pos: usize,
+impl<R: BufRead> Framing for WireReader<R> {
+    /// Reads a base-128 varint (at most 10 bytes).
+    fn varint(&mut self) -> Result<u64, WireError> {
+        // Read where it lies when the reader's buffer holds it whole (the usual case), else byte by byte.
+        let mut here = Bytes::new(self.inner.fill_buf()?);
+        match here.varint() {
+            Ok(value) => {
+                let n = here.pos;
+                self.inner.consume(n);
+                self.offset += n as u64;
+                Ok(value)
+            }
+            Err(WireError::Truncated) => self.varint_across_buffers(),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Skips `n` bytes without copying them.
+    fn skip(&mut self, mut n: u64) -> Result<(), WireError> {
+        while n > 0 {
+            let available = self.inner.fill_buf()?.len();
+            if available == 0 {
+                return Err(WireError::Truncated);
+            }
+            let step = available.min(usize::try_from(n).unwrap_or(usize::MAX));
+            self.inner.consume(step);
+            self.offset += step as u64;
+            n -= step as u64;
+        }
+        Ok(())
+    }
 }
 
-impl<'a> Bytes<'a> {
-    pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Bytes { buf, pos: 0 }
-    }
-
-    #[inline(always)]
-    pub(crate) fn at_eof(&self) -> bool {
-        self.pos >= self.buf.len()
-    }
-
-    /// The next byte.
-    #[inline(always)]
-    pub(crate) fn byte(&mut self) -> Option<u8> {
-        let b = *self.buf.get(self.pos)?;
-        self.pos += 1;
-        Some(b)
-    }
-
+impl Framing for Bytes<'_> {
     /// A base-128 varint (at most 10 bytes).
     #[inline(always)]
-    pub(crate) fn varint(&mut self) -> Result<u64, WireError> {
+    fn varint(&mut self) -> Result<u64, WireError> {
         match self.buf.get(self.pos) {
             Some(&b) if b < 0x80 => {
                 self.pos += 1;
@@ -250,6 +236,47 @@ impl<'a> Bytes<'a> {
         Err(WireError::Malformed("varint longer than 10 bytes".into()))
     }
 
+    /// Skips `n` bytes.
+    #[inline(always)]
+    fn skip(&mut self, n: u64) -> Result<(), WireError> {
+        let left = (self.buf.len() - self.pos) as u64;
+        if n > left {
+            self.pos = self.buf.len();
+            return Err(WireError::Truncated);
+        }
+        self.pos += n as usize;
+        Ok(())
+    }
+}
+
+/// A protobuf message in memory and a read position: the framing reads of [`WireReader`] (same errors) without
+/// its `BufRead` calls, for messages read whole (ftrace bundles) and for the varints a [`WireReader`]'s buffer
+/// holds whole.
+pub(crate) struct Bytes<'a> {
+    /// The message.
+    pub(crate) buf: &'a [u8],
+    /// The read position in it.
+    pub(crate) pos: usize,
+}
+
+impl<'a> Bytes<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
+        Bytes { buf, pos: 0 }
+    }
+
+    #[inline(always)]
+    pub(crate) fn at_eof(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    /// The next byte.
+    #[inline(always)]
+    pub(crate) fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
     /// Skips a varint without reading its value (a kernel address takes 10 bytes); `None` if it does not end
     /// within the message or 10 bytes.
     #[inline(always)]
@@ -258,31 +285,6 @@ impl<'a> Bytes<'a> {
         let len = rest.iter().take(10).position(|&b| b < 0x80)? + 1;
         self.pos += len;
         Some(())
-    }
-
-    /// A field key as `(field number, wire type)`.
-    #[inline(always)]
-    pub(crate) fn key(&mut self) -> Result<(u32, u8), WireError> {
-        let key = self.varint()?;
-        let field = key >> 3;
-        if field == 0 || field > u64::from(u32::MAX >> 3) {
-            return Err(WireError::Malformed(format!(
-                "invalid field number {field}"
-            )));
-        }
-        Ok((field as u32, (key & 7) as u8))
-    }
-
-    /// Skips `n` bytes.
-    #[inline(always)]
-    pub(crate) fn skip(&mut self, n: u64) -> Result<(), WireError> {
-        let left = (self.buf.len() - self.pos) as u64;
-        if n > left {
-            self.pos = self.buf.len();
-            return Err(WireError::Truncated);
-        }
-        self.pos += n as usize;
-        Ok(())
     }
 
     /// The value of a length-delimited field whose key was just read; its length must fit in the message.
@@ -295,23 +297,6 @@ impl<'a> Bytes<'a> {
         let start = self.pos;
         self.pos += n as usize;
         Ok(&self.buf[start..self.pos])
-    }
-
-    /// Skips the value of a field of `wire_type` whose key was just read.
-    #[inline(always)]
-    pub(crate) fn skip_value(&mut self, wire_type: u8) -> Result<(), WireError> {
-        match wire_type {
-            VARINT => self.varint().map(drop),
-            FIXED64 => self.skip(8),
-            LEN => {
-                let n = self.varint()?;
-                self.skip(n)
-            }
-            FIXED32 => self.skip(4),
-            other => Err(WireError::Malformed(format!(
-                "unsupported wire type {other}"
-            ))),
-        }
     }
 }
 

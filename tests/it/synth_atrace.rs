@@ -3,7 +3,7 @@
 //! byte kept.
 
 use crate::common::{ftl_ok, parse_csv, shared};
-use ftl::decode::wire::{WireReader, LEN, VARINT};
+use ftl::decode::wire::{Framing, WireReader, LEN, VARINT};
 use ftl::synth::{split_packets, Pipeline, TraceBuilder, APP_PID};
 use std::io::Write;
 
