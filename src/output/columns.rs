@@ -63,6 +63,13 @@ impl Columns {
         })
     }
 
+    /// Makes room for `rows` more rows in every column, so that a batch of known size is not grown by doubling.
+    pub fn reserve(&mut self, rows: usize) {
+        for c in &mut self.columns {
+            c.cells.reserve_exact(rows);
+        }
+    }
+
     /// Rows collected since the last [`Columns::take_frame`].
     pub fn rows(&self) -> usize {
         self.rows
@@ -90,17 +97,14 @@ impl Columns {
     /// Int64, floats → Float64 (a column holding both → Float64), bools → Boolean, anything else or a mix →
     /// String (numbers and bools as JSON text, nested values as JSON); a column without any value in the batch
     /// takes the type its name gives ([`Kind::of_unit`]).
+    ///
+    /// Each column's cells are freed as soon as its polars column is built, so the batch is not held twice.
     pub fn take_frame(&mut self) -> PolarsResult<DataFrame> {
         let columns = self
             .names
             .iter()
             .zip(&mut self.columns)
-            .map(|(name, c)| {
-                let column = column(name, c);
-                c.cells.clear();
-                c.text.clear();
-                column
-            })
+            .map(|(name, c)| column(name, &std::mem::take(c)))
             .collect();
         let rows = std::mem::take(&mut self.rows);
         DataFrame::new(rows, columns)
@@ -144,34 +148,31 @@ fn column(name: &str, c: &ColumnCells) -> Column {
     let name = PlSmallStr::from(name);
     let cells = c.cells.iter();
     match kind {
-        Kind::Int => Column::new(
+        Kind::Int => Int64Chunked::from_iter_options(
             name,
-            cells
-                .map(|v| match v {
-                    Cell::Int(i) => Some(*i),
-                    _ => None,
-                })
-                .collect::<Vec<_>>(),
-        ),
-        Kind::Float => Column::new(
+            cells.map(|v| match v {
+                Cell::Int(i) => Some(*i),
+                _ => None,
+            }),
+        )
+        .into_column(),
+        Kind::Float => Float64Chunked::from_iter_options(
             name,
-            cells
-                .map(|v| match v {
-                    Cell::Int(i) => Some(*i as f64),
-                    Cell::Float(f) => Some(*f),
-                    _ => None,
-                })
-                .collect::<Vec<_>>(),
-        ),
-        Kind::Bool => Column::new(
+            cells.map(|v| match v {
+                Cell::Int(i) => Some(*i as f64),
+                Cell::Float(f) => Some(*f),
+                _ => None,
+            }),
+        )
+        .into_column(),
+        Kind::Bool => BooleanChunked::from_iter_options(
             name,
-            cells
-                .map(|v| match v {
-                    Cell::Bool(b) => Some(*b),
-                    _ => None,
-                })
-                .collect::<Vec<_>>(),
-        ),
+            cells.map(|v| match v {
+                Cell::Bool(b) => Some(*b),
+                _ => None,
+            }),
+        )
+        .into_column(),
         Kind::Str => {
             let text = |v: &Cell| -> Option<std::borrow::Cow<'_, str>> {
                 match *v {

@@ -137,10 +137,14 @@ pub fn write_rows<T: Serialize + Default>(
 ) -> Result<()> {
     let mut columns = Columns::of::<T>().map_err(table_error)?;
     with_sink(format, path, |sink| {
-        for row in rows {
+        let mut rows = rows.into_iter();
+        // Each batch's columns are sized for the rows the iterator says are left.
+        columns.reserve(rows.size_hint().0.min(BATCH_ROWS));
+        while let Some(row) = rows.next() {
             columns.push(row.borrow())?;
             if columns.rows() == BATCH_ROWS {
                 sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+                columns.reserve(rows.size_hint().0.min(BATCH_ROWS));
             }
         }
         if columns.rows() > 0 || !sink.started() {
