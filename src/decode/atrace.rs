@@ -78,6 +78,7 @@ impl Parsed {
 }
 
 /// The leading fields of an atrace line (`phase|tgid|rest`; a missing field is empty).
+#[derive(Debug, PartialEq)]
 struct Head<'a> {
     /// The first byte of the first field.
     phase: u8,
@@ -91,11 +92,53 @@ struct Head<'a> {
 
 /// The [`Head`] of a line; `None` when its phase field is empty.
 fn split(buf: &[u8]) -> Option<Head<'_>> {
+    let line = trimmed(buf);
+    usual_head(line).or_else(|| any_head(line))
+}
+
+/// The line without its trailing `\n` / `\0` bytes.
+fn trimmed(buf: &[u8]) -> &[u8] {
     let mut len = buf.len();
     while len > 0 && matches!(buf[len - 1], b'\n' | b'\0') {
         len -= 1;
     }
-    let line = &buf[..len];
+    &buf[..len]
+}
+
+/// The [`Head`] of a line written the usual way — a one-byte phase, a bar, 1 to 9 digits, then a bar or the end
+/// — read in one pass; `None` means "read it the general way" ([`any_head`]), which gives the same result for
+/// these lines. A quarter of a trace's lines are split, some twice, so this pass is worth its second copy.
+#[inline]
+fn usual_head(line: &[u8]) -> Option<Head<'_>> {
+    let (&phase, field) = match line {
+        [phase, b'|', field @ ..] if *phase != b'|' => (phase, field),
+        _ => return None,
+    };
+    let mut tgid = 0u32;
+    for (i, &c) in field.iter().enumerate() {
+        match c {
+            b'0'..=b'9' if i < 9 => tgid = tgid * 10 + u32::from(c - b'0'),
+            b'|' if i > 0 => {
+                return Some(Head {
+                    phase,
+                    tgid: Some(tgid),
+                    rest: &field[i + 1..],
+                    line,
+                })
+            }
+            _ => return None,
+        }
+    }
+    (!field.is_empty()).then_some(Head {
+        phase,
+        tgid: Some(tgid),
+        rest: &[],
+        line,
+    })
+}
+
+/// The [`Head`] of any line (trailing `\n` / `\0` already trimmed): fields split on the first two bars.
+fn any_head(line: &[u8]) -> Option<Head<'_>> {
     let bar = |b: &[u8]| b.iter().position(|&c| c == b'|');
     let (phase, rest) = match bar(line) {
         Some(i) => (&line[..i], &line[i + 1..]),
@@ -258,6 +301,8 @@ fn parse_i64(b: &[u8]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ftrace::{walk, FtraceItem};
+    use super::super::wire::{Bytes, Framing, LEN};
     use super::*;
 
     fn kept(s: &str) -> Atrace {
@@ -444,6 +489,82 @@ mod tests {
             }
         );
         assert_eq!(parse(b"B|3", &|_| true), parse(b"B|3|", &|_| true));
+    }
+
+    #[test]
+    fn the_usual_head_is_the_general_head() {
+        let mut lines: Vec<Vec<u8>> = [
+            "B|1|x",
+            "B|1|",
+            "B|1",
+            "E|1",
+            "E|",
+            "E",
+            "B|123456789|x",
+            "B|1234567890|x",
+            "B|4294967295",
+            "B|4294967296|x",
+            "B|+5|x",
+            "B|-5|x",
+            "B| 5|x",
+            "B|12a|x",
+            "B|0012|x",
+            "B||x",
+            "||5|x",
+            "|5",
+            "BB|1|x",
+            "C|9|Heap|123",
+            "S|3|a|7",
+            "B|1|a|b|c",
+            "",
+            "B",
+            "|",
+        ]
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+        // Every atrace line of the real traces.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+        for name in [
+            "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+            "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+        ] {
+            let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let found = lines.len();
+            for packet in crate::synth::split_packets(&trace).unwrap() {
+                let mut wire = Bytes::new(packet);
+                while !wire.at_eof() {
+                    match wire.key().unwrap() {
+                        (1, LEN) => {
+                            let bundle = wire.bytes().unwrap();
+                            walk(bundle, None, &mut |item| {
+                                if let FtraceItem::Print { buf, .. } = item {
+                                    lines.push(buf.to_vec());
+                                }
+                            })
+                            .unwrap();
+                        }
+                        (_, wire_type) => wire.skip_value(wire_type).unwrap(),
+                    }
+                }
+            }
+            assert!(
+                lines.len() > found + 1000,
+                "{name}: {} lines",
+                lines.len() - found
+            );
+        }
+        let mut usual = 0;
+        for buf in &lines {
+            let line = trimmed(buf);
+            let general = any_head(line);
+            if let Some(head) = usual_head(line) {
+                assert_eq!(Some(head), general, "{:?}", String::from_utf8_lossy(line));
+                usual += 1;
+            }
+            assert_eq!(split(buf), general, "{:?}", String::from_utf8_lossy(line));
+        }
+        assert!(usual * 10 > lines.len() * 9, "{usual} of {}", lines.len());
     }
 
     #[test]
