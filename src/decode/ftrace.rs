@@ -385,7 +385,7 @@ fn string_field(msg: &[u8], field: u32) -> Result<Option<&[u8]>, WireError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// `walk` without its fast paths: every event through [`event`].
@@ -594,7 +594,7 @@ mod tests {
     }
 
     /// The ftrace bundles of a trace.
-    fn bundles(trace: &[u8]) -> Vec<&[u8]> {
+    pub(in crate::decode) fn bundles(trace: &[u8]) -> Vec<&[u8]> {
         let packets = crate::synth::split_packets(trace).unwrap();
         packets.into_iter().flat_map(|p| len_fields(p, 1)).collect()
     }
