@@ -275,12 +275,11 @@ pub fn detect(path: &Path) -> std::io::Result<std::result::Result<Source, String
     if head.is_empty() {
         return Ok(Ok(Source::Perfetto));
     }
-    let text = decode_head(&head);
     // Text has no NUL characters; a protobuf head practically always does (zero varints, fixed64 fields), so a
     // trace that happens to carry a capture's words in its first packets is never taken for a capture.
-    if text.contains('\0') {
+    let Some(text) = text_head(&head) else {
         return Ok(trace_like(&head).map(|()| Source::Perfetto));
-    }
+    };
     if sf_latency::looks_like(&text) {
         return Ok(Ok(Source::SfLatency));
     }
@@ -294,11 +293,17 @@ pub fn detect(path: &Path) -> std::io::Result<std::result::Result<Source, String
 }
 
 /// The head of a text capture as UTF-8: decoded by its BOM (UTF-8, UTF-16LE, UTF-16BE), else as UTF-8 with
-/// invalid bytes replaced (a head may end inside a character).
-fn decode_head(head: &[u8]) -> String {
+/// invalid bytes replaced (a head may end inside a character); `None` when it holds a NUL character. A UTF-8
+/// head is searched for a NUL byte (the same thing) before it is decoded, so that a trace's head, which is no
+/// text, is not decoded at all.
+fn text_head(head: &[u8]) -> Option<String> {
     let (encoding, bom) = encoding_rs::Encoding::for_bom(head).unwrap_or((encoding_rs::UTF_8, 0));
     let body = head.get(bom..).unwrap_or_default();
-    encoding.decode_without_bom_handling(body).0.into_owned()
+    if encoding == encoding_rs::UTF_8 && memchr::memchr(0, body).is_some() {
+        return None;
+    }
+    let text = encoding.decode_without_bom_handling(body).0.into_owned();
+    (!text.contains('\0')).then_some(text)
 }
 
 /// `Ok` if `head` starts like a Perfetto `Trace`, else why not.
@@ -446,6 +451,29 @@ mod tests {
         let mut trace = vec![0x0a, words.len() as u8 + 2, 0x08, 0x00];
         trace.extend_from_slice(words);
         assert_eq!(write("t2", &trace), perfetto);
+        // A NUL character makes any head no text, in UTF-8 (found before decoding) and in UTF-16 (after).
+        let with_nul = "16666666\n1 2 3\n\0\n";
+        assert!(write("n8", with_nul.as_bytes()).is_err());
+        let bom8: Vec<u8> = [0xef, 0xbb, 0xbf]
+            .into_iter()
+            .chain(with_nul.bytes())
+            .collect();
+        assert!(write("n8b", &bom8).is_err());
+        let nul16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(with_nul.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert!(write("n16", &nul16).is_err());
+        let clean16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(
+                with_nul
+                    .replace('\0', "")
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes),
+            )
+            .collect();
+        assert_eq!(write("c16", &clean16), Ok(Source::SfLatency));
     }
 
     #[test]
