@@ -353,11 +353,10 @@ pub fn classify_trace(
     let actual = |i: usize| timeline.actual.get(i);
     let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
 
-    // DisplayFrames in flush (token) order, each with the previous present SF had recorded. Sort keys are looked
-    // up once per frame (`sort_by_cached_key`, stable), not at every comparison.
+    // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
     let mut order: Vec<usize> = (0..frames.display.len()).collect();
-    order.sort_by_cached_key(|&i| {
+    order.sort_by_key(|&i| {
         frames
             .display
             .get(i)
@@ -446,7 +445,7 @@ pub fn classify_trace(
     // SurfaceFrames in latch order (their DisplayFrame's wake-up, then token), carrying each layer's latch.
     let mut surface = vec![Derived::default(); frames.surface.len()];
     let mut order: Vec<usize> = (0..frames.surface.len()).collect();
-    order.sort_by_cached_key(|&i| {
+    order.sort_by_key(|&i| {
         let f = frames.surface.get(i);
         let latch = f
             .and_then(|f| f.display)
