@@ -9,7 +9,6 @@ use super::frame::{
 use super::sections::{SectionFilter, SectionsBuilder};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use rustc_hash::{FxHashMap, FxHashSet};
-use smallvec::SmallVec;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 
@@ -164,7 +163,7 @@ impl TimelineBuilder {
         // Growth's slack released before the slices are allocated beside them.
         self.events.shrink_to_fit();
         self.labels.shrink_to_fit();
-        sort_by_time(&mut self.events);
+        self.events.sort_by_key(|(ts, _)| *ts);
         let mut stats = ImportStats::default();
         let starts = |expected: bool| {
             self.events
@@ -179,9 +178,8 @@ impl TimelineBuilder {
         let mut actual = Vec::with_capacity(starts(false));
         // cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
         let mut cookies: FxHashMap<i64, (i32, bool)> = FxHashMap::default();
-        // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie);
-        // held inline, since a cookie is almost never reused while its slice is open.
-        let mut open: FxHashMap<(i32, bool, i64), SmallVec<[usize; 1]>> = FxHashMap::default();
+        // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
+        let mut open: FxHashMap<(i32, bool, i64), Vec<usize>> = FxHashMap::default();
         let mut expected_surface_seen: FxHashSet<(i32, i64)> = FxHashSet::default();
         for (ts, event) in self.events {
             if !(0..MAX_TS_NS).contains(&ts) {
@@ -291,27 +289,6 @@ impl TimelineBuilder {
     }
 }
 
-/// Sorts `events` by timestamp, ties kept in their order (what a stable sort gives). The 16-byte (timestamp,
-/// index) keys are sorted, then each record is moved to its place once, along the cycles of the permutation:
-/// on FrameTimeline-dense traces this takes a fraction of the time of a stable sort moving the records
-/// themselves, and less memory than the scratch buffer such a sort allocates (half the records).
-fn sort_by_time<T>(events: &mut [(i64, T)]) {
-    let mut order: Vec<(i64, usize)> = events.iter().map(|(ts, _)| *ts).zip(0..).collect();
-    order.sort_unstable();
-    // `order[k].1` is the index of the record that belongs at `k`; set to `k` once it is there.
-    for start in 0..order.len() {
-        let mut at = start;
-        loop {
-            let from = std::mem::replace(&mut order[at].1, at);
-            if from == start || from == at {
-                break;
-            }
-            events.swap(at, from);
-            at = from;
-        }
-    }
-}
-
 /// Names every pid that owns slices: `ProcessTree` first; else SurfaceFlinger for the DisplayFrame owner; else
 /// the app most of its layer names point to.
 fn identify_processes(
@@ -367,43 +344,4 @@ fn identify_processes(
             )
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sort_by_time;
-    use rand::{RngExt, SeedableRng};
-
-    #[test]
-    fn sorting_by_time_is_a_stable_sort_by_timestamp() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for (n, spread) in [
-            (0, 1),
-            (1, 1),
-            (2, 1),
-            (10, 3),
-            (1000, 20),
-            (5000, 1_000_000),
-            (3000, 1),
-        ] {
-            // Few distinct timestamps make many ties; the second field records the arrival order.
-            let events: Vec<(i64, usize)> =
-                (0..n).map(|i| (rng.random_range(0..spread), i)).collect();
-            let mut stable = events.clone();
-            stable.sort_by_key(|(ts, _)| *ts);
-            let mut ours = events.clone();
-            sort_by_time(&mut ours);
-            assert_eq!(ours, stable, "n {n} spread {spread}");
-        }
-        // Already sorted, and reversed.
-        let sorted: Vec<(i64, usize)> = (0..100).map(|i| (i as i64 / 3, i)).collect();
-        let mut ours = sorted.clone();
-        sort_by_time(&mut ours);
-        assert_eq!(ours, sorted);
-        let mut reversed: Vec<(i64, usize)> = sorted.iter().rev().copied().collect();
-        let mut stable = reversed.clone();
-        stable.sort_by_key(|(ts, _)| *ts);
-        sort_by_time(&mut reversed);
-        assert_eq!(reversed, stable);
-    }
 }
