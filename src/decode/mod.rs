@@ -92,9 +92,7 @@ pub fn decode_keeping<R: BufRead>(
 ) -> Result<DecodeSummary, DecodeError> {
     let mut finisher = staged::Finisher::new(keep_name);
     let mut out = |batch: &mut staged::Batch| finisher.finish(batch, sink);
-    let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);
-    decoder.run(reader)?;
-    let mut summary = std::mem::take(&mut decoder.summary);
+    let mut summary = packets::PacketDecoder::new(&mut out, keep_name).run(reader)?;
     finisher.count_into(&mut summary);
     Ok(summary)
 }
@@ -129,11 +127,7 @@ pub fn decode_beside<R: BufRead + Send>(
                     let _ = ready.send(behind);
                 }
             };
-            let mut decoder = packets::PacketDecoder::new(&mut out, keep_name);
-            let outcome = decoder.run(reader);
-            let mut summary = std::mem::take(&mut decoder.summary);
-            drop(decoder);
-            outcome?;
+            let mut summary = packets::PacketDecoder::new(&mut out, keep_name).run(reader)?;
             finisher.count_into(&mut summary);
             Ok(summary)
         });

@@ -102,7 +102,7 @@ pub(super) struct PacketDecoder<'s> {
     comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
     /// Threads that wrote a section the model keeps (a few): the ones whose scheduler names are read.
     named_writers: Vec<i32>,
-    pub(super) summary: DecodeSummary,
+    summary: DecodeSummary,
 }
 
 impl<'s> PacketDecoder<'s> {
@@ -123,9 +123,9 @@ impl<'s> PacketDecoder<'s> {
         }
     }
 
-    /// Decodes a whole `Trace` stream. A stream that ends inside a packet is not an error: what was read is
-    /// kept and `summary.truncated_at` says where it ended.
-    pub(super) fn run<R: BufRead>(&mut self, reader: R) -> Result<(), DecodeError> {
+    /// Decodes a whole `Trace` stream and returns its summary. A stream that ends inside a packet is not an
+    /// error: what was read is kept and `truncated_at` says where it ended.
+    pub(super) fn run<R: BufRead>(mut self, reader: R) -> Result<DecodeSummary, DecodeError> {
         let mut wire = WireReader::new(reader);
         let outcome = self.packets(&mut wire, 0);
         self.summary.bytes = wire.offset();
@@ -134,7 +134,7 @@ impl<'s> PacketDecoder<'s> {
         if !self.batch.is_empty() {
             (self.out)(&mut self.batch);
         }
-        outcome
+        outcome.map(|()| self.summary)
     }
 
     /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`.

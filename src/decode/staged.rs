@@ -82,6 +82,8 @@ pub(super) struct Finisher<'k> {
     keep_name: &'k dyn Fn(&[u8]) -> bool,
     atrace_parse_failures: u64,
     malformed_packets: u64,
+    /// The events vector [`Finisher::parse_in_place`] last took out of a batch, kept for the next one.
+    spare: Vec<(usize, Event)>,
 }
 
 impl<'k> Finisher<'k> {
@@ -90,6 +92,7 @@ impl<'k> Finisher<'k> {
             keep_name,
             atrace_parse_failures: 0,
             malformed_packets: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -121,9 +124,11 @@ impl<'k> Finisher<'k> {
         if batch.unparsed.is_empty() {
             return;
         }
-        let mut events = Vec::with_capacity(batch.events.len() + batch.unparsed.len());
+        let mut events = std::mem::take(&mut self.spare);
+        events.reserve(batch.events.len() + batch.unparsed.len());
         self.finish(batch, &mut |event| events.push((0, event)));
-        batch.events = events;
+        // The batch's own vector, emptied, serves the next batch parsed here.
+        self.spare = std::mem::replace(&mut batch.events, events);
     }
 
     fn parse(&mut self, unparsed: &Unparsed, bytes: &[u8], sink: &mut dyn FnMut(Event)) {

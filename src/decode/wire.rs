@@ -1,6 +1,6 @@
-//! Protobuf wire framing — varints, field keys, skipping and reading length-delimited bytes — over a `BufRead`
-//! with a running byte offset ([`WireReader`]) and over a message in memory (`Bytes`), through [`Framing`]. Owns no knowledge of
-//! which message is being read.
+//! Protobuf wire framing — varints, field keys, skipping and reading length-delimited bytes — through
+//! [`Framing`], over a `BufRead` with a running byte offset ([`WireReader`]) and over a message in memory
+//! (`Bytes`). Owns no knowledge of which message is being read.
 
 use std::io::{self, BufRead};
 

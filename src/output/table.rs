@@ -138,13 +138,14 @@ pub fn write_rows<T: Serialize + Default>(
     let mut columns = Columns::of::<T>().map_err(table_error)?;
     with_sink(format, path, |sink| {
         let mut rows = rows.into_iter();
-        // Each batch's columns are sized for the rows the iterator says are left.
-        columns.reserve(rows.size_hint().0.min(BATCH_ROWS));
         while let Some(row) = rows.next() {
+            if columns.rows() == 0 {
+                // A batch's columns are sized for this row and those the iterator says are left.
+                columns.reserve(rows.size_hint().0.saturating_add(1).min(BATCH_ROWS));
+            }
             columns.push(row.borrow())?;
             if columns.rows() == BATCH_ROWS {
                 sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
-                columns.reserve(rows.size_hint().0.min(BATCH_ROWS));
             }
         }
         if columns.rows() > 0 || !sink.started() {
