@@ -415,9 +415,15 @@ fn verdict(report: &Report) -> String {
             .iter()
             .map(|(k, n)| format!("{k} ×{n}"))
             .collect();
+        // Stuffed frames carry jank types (Buffer Stuffing) without counting as janky: said, so that the types'
+        // counts add up.
+        let stuffed = match l.stuffed_frames {
+            0 => String::new(),
+            n => format!(", {n} more late behind earlier frames (stuffing, not janky)"),
+        };
         let _ = writeln!(
             out,
-            "           {} janky in {} ({}); jank types seen: {}",
+            "           {} janky in {} ({}){stuffed}; jank types in its frames: {}",
             l.janky_frames,
             short_layer(&l.layer_name),
             l.process_name,

@@ -151,17 +151,37 @@ fn slices_json_and_parquet() {
 
 #[test]
 fn text_report_answers_did_it_jank() {
-    let text = ftl_ok(&[
-        "analyze",
-        shared()
-            .join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace")
-            .to_str()
-            .unwrap(),
-    ]);
+    let trace = shared().join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace");
+    let trace = trace.to_str().unwrap();
+    let text = ftl_ok(&["analyze", trace]);
     assert!(text.contains("Verdict"), "{text}");
     assert!(
         text.contains("com.google.samples.apps.nowinandroid.demo"),
         "app named from layer names: {text}"
+    );
+    // A layer's verdict line says how many of its frames were stuffed (late behind earlier ones, not janky), as
+    // the JSON counts them, so that its Buffer Stuffing count is not read as janky frames.
+    let json: serde_json::Value =
+        serde_json::from_str(&ftl_ok(&["analyze", trace, "--format", "json"])).unwrap();
+    let main = json["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["janky_frames"].as_u64() > Some(0))
+        .max_by_key(|l| l["janky_frames"].as_u64())
+        .unwrap();
+    let stuffed = main["stuffed_frames"].as_u64().unwrap();
+    assert!(stuffed > 0, "{main}");
+    let line = format!("{} janky in ", main["janky_frames"].as_u64().unwrap());
+    let verdict = text
+        .lines()
+        .find(|l| l.contains(&line))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        verdict.contains(&format!(
+            ", {stuffed} more late behind earlier frames (stuffing, not janky);"
+        )),
+        "{verdict}"
     );
 }
 
