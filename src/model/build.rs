@@ -6,6 +6,7 @@
 use super::frame::{
     app_from_layer_name, layer_index, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
 };
+use super::order::TsOrder;
 use super::sections::{SectionFilter, SectionsBuilder};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -17,7 +18,7 @@ const MAX_TS_NS: i64 = i64::MAX - 10_000_000_000;
 
 /// A FrameTimeline event kept until all are known, with its layer name interned and its labels stored apart
 /// (so that the many events stay small).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Pending {
     Start {
         kind: SliceKind,
@@ -45,7 +46,7 @@ const NO_LABELS: u32 = u32::MAX;
 /// Collects events (memory: one compact record per FrameTimeline event) and builds the [`Timeline`].
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
-    events: Vec<(i64, Pending)>,
+    events: TsOrder<Pending>,
     labels: Vec<FrameLabels>,
     layer_ids: FxHashMap<String, LayerId>,
     layer_names: Vec<String>,
@@ -78,7 +79,7 @@ impl TimelineBuilder {
         match event {
             Event::FrameTimeline { ts_ns, event } => {
                 let pending = self.compact(event);
-                self.events.push((ts_ns, pending));
+                self.events.push(ts_ns, pending);
             }
             Event::Process { pid, name, uid } => {
                 self.names.insert(pid, (name, uid));
@@ -156,14 +157,11 @@ impl TimelineBuilder {
         id
     }
 
-    /// Sorts the events by timestamp (stable, so ties keep packet order) and pairs them into slices.
+    /// Pairs the events into slices in timestamp order (stable, so ties keep packet order).
     pub fn build(mut self) -> Timeline {
         // The app sections first: their per-thread lines are freed before the slices are allocated.
         let app = std::mem::take(&mut self.sections).build();
-        // Growth's slack released before the slices are allocated beside them.
-        self.events.shrink_to_fit();
         self.labels.shrink_to_fit();
-        self.events.sort_by_key(|(ts, _)| *ts);
         let mut stats = ImportStats::default();
         let starts = |expected: bool| {
             self.events
@@ -181,7 +179,8 @@ impl TimelineBuilder {
         // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
         let mut open: FxHashMap<(i32, bool, i64), Vec<usize>> = FxHashMap::default();
         let mut expected_surface_seen: FxHashSet<(i32, i64)> = FxHashSet::default();
-        for (ts, event) in self.events {
+        // The events' memory shrinks as the slices' grows.
+        for (ts, event) in self.events.into_ascending() {
             if !(0..MAX_TS_NS).contains(&ts) {
                 stats.parser_errors += 1;
                 continue;

@@ -3,6 +3,7 @@
 mod build;
 pub mod frame;
 pub mod jank;
+mod order;
 pub mod sections;
 mod shared;
 pub mod window;

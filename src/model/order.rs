@@ -1,0 +1,177 @@
+//! [`TsOrder`]: keeps timestamped records in timestamp order while they arrive (stable on ties), so that the
+//! model starts pairing without a whole-vector sort, and hands them out in that order while freeing their memory.
+//!
+//! FrameTimeline events arrive almost sorted: SurfaceFlinger writes a frame's events when its present fence
+//! signals, a few vsyncs after they started. So each run of [`RUN`] new records is sorted on its own (a small
+//! scratch buffer, on the model's thread while the decoder still reads) and merged into the sorted prefix, of
+//! which only the few records newer than the run's oldest move.
+
+/// Records sorted at a time.
+const RUN: usize = 8192;
+
+/// A run reaching further back than this many records stops the incremental order: [`TsOrder::into_ascending`]
+/// then sorts everything once, so that a trace whose events arrive far out of order costs one sort, not one
+/// long merge per run.
+const MAX_OVERLAP: usize = 16 * RUN;
+
+/// Records handed out between two releases of the memory they held.
+const RELEASE_EVERY: usize = 1 << 16;
+
+/// Timestamped records, kept sorted by timestamp as they are pushed (ties in push order).
+#[derive(Debug)]
+pub struct TsOrder<T> {
+    items: Vec<(i64, T)>,
+    /// `items[..sorted]` is in order.
+    sorted: usize,
+    /// False once a run reached further back than [`MAX_OVERLAP`]: the rest waits for one whole sort.
+    incremental: bool,
+}
+
+impl<T> Default for TsOrder<T> {
+    fn default() -> Self {
+        TsOrder {
+            items: Vec::new(),
+            sorted: 0,
+            incremental: true,
+        }
+    }
+}
+
+impl<T: Copy> TsOrder<T> {
+    /// Number of records pushed.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The records, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &(i64, T)> {
+        self.items.iter()
+    }
+
+    /// Adds a record at `ts`.
+    pub fn push(&mut self, ts: i64, item: T) {
+        self.items.push((ts, item));
+        if self.incremental && self.items.len() - self.sorted >= RUN {
+            self.settle();
+        }
+    }
+
+    /// Sorts the records pushed since the last call and merges them into the sorted prefix.
+    fn settle(&mut self) {
+        let (prefix, run) = self.items.split_at_mut(self.sorted);
+        run.sort_by_key(|(ts, _)| *ts);
+        let Some(&(oldest, _)) = run.first() else {
+            return;
+        };
+        // Prefix records at `oldest` stay before the run's: they were pushed first.
+        let from = prefix.partition_point(|(ts, _)| *ts <= oldest);
+        if self.sorted - from > MAX_OVERLAP {
+            self.incremental = false;
+            return;
+        }
+        let older: Vec<(i64, T)> = prefix[from..].to_vec();
+        let mut next = self.sorted;
+        let mut out = from;
+        for record in older {
+            while next < self.items.len() && self.items[next].0 < record.0 {
+                self.items[out] = self.items[next];
+                out += 1;
+                next += 1;
+            }
+            self.items[out] = record;
+            out += 1;
+        }
+        self.sorted = self.items.len();
+    }
+
+    /// The records in timestamp order (stable), each one's memory released soon after it is handed out.
+    pub fn into_ascending(mut self) -> Ascending<T> {
+        if self.incremental {
+            self.settle();
+        }
+        if !self.incremental {
+            self.items.sort_by_key(|(ts, _)| *ts);
+        }
+        // Reversed, the order is a stack: popping it hands out ascending timestamps, ties in push order.
+        self.items.reverse();
+        self.items.shrink_to_fit();
+        Ascending(self.items)
+    }
+}
+
+/// The records of a [`TsOrder`] in order; the vector holding them shrinks as they are taken.
+#[derive(Debug)]
+pub struct Ascending<T>(Vec<(i64, T)>);
+
+impl<T> Iterator for Ascending<T> {
+    type Item = (i64, T);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.0.pop()?;
+        if self.0.len() % RELEASE_EVERY == 0 {
+            self.0.shrink_to_fit();
+        }
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.0.len(), Some(self.0.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// Pushes `(ts, push index)` records and checks the order against a whole stable sort.
+    fn check(timestamps: &[i64]) -> TsOrder<usize> {
+        let mut order = TsOrder::default();
+        for (i, ts) in timestamps.iter().enumerate() {
+            order.push(*ts, i);
+        }
+        let mut want: Vec<(i64, usize)> = timestamps.iter().copied().zip(0..).collect();
+        want.sort_by_key(|(ts, _)| *ts);
+        let probe = TsOrder {
+            items: order.items.clone(),
+            ..order
+        };
+        let got: Vec<(i64, usize)> = probe.into_ascending().collect();
+        assert_eq!(got, want);
+        order
+    }
+
+    #[test]
+    fn records_come_out_as_a_stable_sort_puts_them() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        // Almost sorted with ties, as FrameTimeline events arrive: each late by up to `lateness`.
+        for lateness in [0, 3, 100, 5 * RUN as i64] {
+            let ts: Vec<i64> = (0..5 * RUN as i64 + 17)
+                .map(|i| (i - rng.random_range(0..=lateness)) / 4)
+                .collect();
+            assert!(check(&ts).incremental);
+        }
+        // A run reaching back over the whole prefix falls back to one sort, with the same order.
+        let mut ts: Vec<i64> = (0..MAX_OVERLAP as i64 + 3 * RUN as i64).collect();
+        let last = ts.len() - 1;
+        ts[last] = -5;
+        assert!(!check(&ts).incremental);
+        // Nothing, one record, all equal, descending.
+        check(&[]);
+        check(&[9]);
+        check(&vec![4; 3 * RUN]);
+        let descending: Vec<i64> = (0..RUN as i64 / 2).rev().collect();
+        check(&descending);
+    }
+
+    #[test]
+    fn the_incremental_order_merges_only_what_overlaps() {
+        // Two runs, the second starting before the first ends: the merge interleaves them by timestamp, ties
+        // with the earlier run first.
+        let mut ts: Vec<i64> = (0..RUN as i64).map(|i| 2 * i).collect();
+        ts.extend((0..RUN as i64).map(|i| 2 * (RUN as i64 - 10) + i));
+        let order = check(&ts);
+        assert_eq!(order.sorted, 2 * RUN);
+        assert!(order.incremental);
+    }
+}
