@@ -196,14 +196,14 @@ fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
 }
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
-/// `display_labels` (parallel to `frames.surface` and `frames.display`). Takes the links and labels to free the
-/// SurfaceFrame ones before the DisplayFrame rows are built.
+/// `display_labels` (parallel to `frames.surface` and `frames.display`; no DisplayFrame rows without them).
+/// Takes the links and labels to free the SurfaceFrame ones before the DisplayFrame rows are built.
 /// `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
 pub fn frame_rows(
     timeline: &Timeline,
     frames: Frames,
     surface_labels: Vec<Derived>,
-    display_labels: Vec<Derived>,
+    display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
 ) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
     let actual = |i: usize| timeline.actual.get(i);
@@ -268,6 +268,9 @@ pub fn frame_rows(
     // Freed before the DisplayFrame rows are allocated.
     drop(surface_labels);
     drop(frames.surface);
+    let Some(display_labels) = display_labels else {
+        return (rows, Vec::new());
+    };
     let mut display_rows = Vec::with_capacity(frames.display.len());
     display_rows.extend(
         frames

@@ -157,7 +157,7 @@ pub struct Report {
     /// Per-frame rows (SurfaceFrames), for tables and charts.
     #[serde(skip)]
     pub frames: Vec<FrameRow>,
-    /// Per-frame rows (DisplayFrames).
+    /// Per-frame rows (DisplayFrames); empty unless [`Config::display_frame_rows`].
     #[serde(skip)]
     pub display_frames: Vec<DisplayFrameRow>,
 }
@@ -183,6 +183,9 @@ pub struct Config {
     pub macrobenchmark: Option<String>,
     /// Analysis windows (`--window`, `--marker`); empty: the whole trace.
     pub windows: crate::model::window::WindowSpec,
+    /// Build [`Report::display_frames`], the per-DisplayFrame rows (`frames --display-frames`, charts). Without
+    /// it they stay empty and take no memory: one row per DisplayFrame is about 240 bytes.
+    pub display_frame_rows: bool,
 }
 
 impl Config {
@@ -207,6 +210,7 @@ impl Default for Config {
             gfxinfo_drop_flagged_rows: false,
             macrobenchmark: None,
             windows: crate::model::window::WindowSpec::default(),
+            display_frame_rows: true,
         }
     }
 }
@@ -269,6 +273,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         let sections = |prefix| frame_sections(&timeline.app, prefix);
         app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
     };
+    let display = config.display_frame_rows.then_some(display);
     let (mut frames, display_frames) =
         frames::frame_rows(timeline, linked, surface, display, &work);
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));

@@ -358,6 +358,8 @@ impl AnalysisArgs {
                 ranges: Vec::new(),
                 markers: self.marker.clone(),
             },
+            // Asked for by the commands that show DisplayFrames.
+            display_frame_rows: false,
         })
     }
 }
@@ -366,7 +368,11 @@ impl AnalysisArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => {
-            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
+            let config = Config {
+                display_frame_rows: a.png.is_some(),
+                ..a.analysis.config_in(&a.window)?
+            };
+            let analysis = crate::analyze_path(&a.trace.trace, &config)?;
             write_report(&analysis, a.format, a.output.as_deref())?;
             if let Some(png) = &a.png {
                 crate::output::chart::render(
@@ -393,7 +399,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Frames(a) => {
-            let analysis = crate::analyze_path(&a.trace.trace, &a.analysis.config_in(&a.window)?)?;
+            let config = Config {
+                display_frame_rows: a.display_frames,
+                ..a.analysis.config_in(&a.window)?
+            };
+            let analysis = crate::analyze_path(&a.trace.trace, &config)?;
             crate::output::write_frames(
                 &analysis,
                 a.display_frames,

@@ -85,6 +85,7 @@ impl ReportArgs {
 pub fn run(args: &ReportArgs) -> Result<()> {
     let options = args.chart_options()?;
     let mut config = args.analysis.config()?;
+    config.display_frame_rows = true;
     let is_trace = matches!(
         crate::input::detect(&args.trace.trace),
         Ok(Ok(crate::model::Source::Perfetto))
