@@ -75,7 +75,7 @@ fn main() {
         let name = path.display().to_string();
         let (analyze, report) = best_of(|| {
             let trace = ftl::load_path(&path).expect("load bench trace");
-            ftl::analysis::analyze(&trace, &name, &Default::default())
+            ftl::analysis::analyze(trace, &name, &Default::default())
         });
         let frames = report.frames.len();
         let analysis = ftl::analysis::Analysis::Trace(Box::new(report));

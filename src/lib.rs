@@ -89,7 +89,7 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
     Ok(match source {
         model::Source::Perfetto => {
             let trace = load_trace(path, &config.windows)?;
-            Analysis::Trace(Box::new(analysis::analyze(&trace, &shown, config)))
+            Analysis::Trace(Box::new(analysis::analyze(trace, &shown, config)))
         }
         model::Source::SfLatency => {
             let name = config.layer_name.clone().unwrap_or_else(|| {

@@ -191,23 +191,29 @@ pub struct DisplayFrameRow {
     pub derived: DerivedLabels,
 }
 
-fn bounds(s: Option<&Slice>) -> (Option<i64>, Option<i64>) {
-    (s.map(|s| s.ts_ns), s.and_then(Slice::end_ns))
-}
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`; no DisplayFrame rows without them).
-/// Takes the links and labels to free the SurfaceFrame ones before the DisplayFrame rows are built.
+/// Takes the timeline, the links and the labels: the expected slices are freed (their bounds kept) before the
+/// rows are allocated, the SurfaceFrame links and labels before the DisplayFrame rows are built.
 /// `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
 pub fn frame_rows(
-    timeline: &Timeline,
+    mut timeline: Timeline,
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
 ) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
+    let expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
+        .iter()
+        .map(|s| (s.ts_ns, s.end_ns()))
+        .collect();
+    let bounds = |i: Option<usize>| {
+        let b = i.and_then(|i| expected_bounds.get(i));
+        (b.map(|b| b.0), b.and_then(|b| b.1))
+    };
+    let timeline = &timeline;
     let actual = |i: usize| timeline.actual.get(i);
-    let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
     let mut per_display = vec![0u64; frames.display.len()];
     let mut jank_types = JankTypeNames::default();
     let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
@@ -216,7 +222,7 @@ pub fn frame_rows(
     rows.extend(frames.surface.iter().zip(0..).filter_map(|(f, i)| {
         let s = actual(f.actual)?;
         let d = surface_labels.get(i);
-        let (exp_start, exp_end) = bounds(expected(f.expected));
+        let (exp_start, exp_end) = bounds(f.expected);
         let df = f
             .display
             .and_then(|d| frames.display.get(d))
@@ -280,7 +286,7 @@ pub fn frame_rows(
             .zip(&display_labels)
             .filter_map(|((d, surface_frames), derived)| {
                 let s = actual(d.actual)?;
-                let (exp_start, exp_end) = bounds(expected(d.expected));
+                let (exp_start, exp_end) = bounds(d.expected);
                 Some(DisplayFrameRow {
                     pid: s.pid,
                     display_frame_token: s.token,

@@ -246,14 +246,20 @@ impl LinkCounts {
     }
 }
 
-/// Analyses a loaded trace.
-pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
-    let timeline = &trace.timeline;
+/// Analyses a loaded trace; its slices are freed as the per-frame rows that replace them are built.
+pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
+    let LoadedTrace {
+        timeline,
+        decode: d,
+        file_bytes,
+        compression,
+        windows,
+    } = trace;
     // First, so that its working set is freed before the per-frame rows are built.
-    let (mut processes, totals) = metrics::frame_timeline_metric(timeline);
-    let vsync = vsync::infer_vsync(timeline, config.vsync_period_ns);
+    let (mut processes, totals) = metrics::frame_timeline_metric(&timeline);
+    let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
     let rules = config.sf_rules.map_or_else(
-        || classify::SfRules::detect(timeline, &trace.decode.frame_timeline_clock_ids),
+        || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
         |r| (r, "forced".to_string()),
     );
     let options = classify::Options {
@@ -266,13 +272,27 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         display,
         surface,
         agreement,
-    } = classify::classify_trace(timeline, &linked, &vsync, &options);
+    } = classify::classify_trace(&timeline, &linked, &vsync, &options);
     // The links and labels are freed once the rows hold what they say.
     let work = {
         use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
         let sections = |prefix| frame_sections(&timeline.app, prefix);
         app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
     };
+    let macrobenchmark = config
+        .macrobenchmark
+        .as_deref()
+        .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
+    let first_ts_ns = crate::model::window::origin_ns(&timeline);
+    let last_ts_ns = timeline
+        .expected
+        .iter()
+        .chain(&timeline.actual)
+        .map(|s| s.end_ns().unwrap_or(s.ts_ns))
+        .max()
+        .unwrap_or(0);
+    let system_info = timeline.system_info.clone().unwrap_or_default();
+    let import = timeline.stats.clone();
     let display = config.display_frame_rows.then_some(display);
     let (mut frames, display_frames) =
         frames::frame_rows(timeline, linked, surface, display, &work);
@@ -282,30 +302,17 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         frames.retain(|f| glob.matches(&f.layer_name));
     }
     let layers = metrics::layer_summaries(&frames, vsync.period_ns);
-    let all = timeline.expected.iter().chain(&timeline.actual);
-    let first_ts_ns = crate::model::window::origin_ns(timeline);
-    let last_ts_ns = all
-        .map(|s| s.end_ns().unwrap_or(s.ts_ns))
-        .max()
-        .unwrap_or(0);
-    let d = &trace.decode;
     let facts = TraceFacts {
         path: path.to_string(),
-        file_bytes: trace.file_bytes,
-        compression: trace.compression,
+        file_bytes,
+        compression,
         packets: d.packets,
         compressed_chunks: d.compressed_chunks,
         first_ts_ns,
         last_ts_ns,
         span_ms: (last_ts_ns - first_ts_ns) as f64 / 1e6,
-        device_fingerprint: timeline
-            .system_info
-            .as_ref()
-            .and_then(|s| s.android_build_fingerprint.clone()),
-        android_sdk_version: timeline
-            .system_info
-            .as_ref()
-            .and_then(|s| s.android_sdk_version),
+        device_fingerprint: system_info.android_build_fingerprint,
+        android_sdk_version: system_info.android_sdk_version,
         frame_timeline_clock: d
             .frame_timeline_clock_ids
             .iter()
@@ -317,7 +324,7 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         surface_frames: counts.surface_frames,
     };
     let diagnostics = Diagnostics {
-        import: timeline.stats.clone(),
+        import,
         truncated_at_byte: d.truncated_at,
         malformed_packets: d.malformed_packets,
         events_outside_trace_clock: d.unconvertible_timestamps,
@@ -340,11 +347,8 @@ pub fn analyze(trace: &LoadedTrace, path: &str, config: &Config) -> Report {
         totals,
         layers,
         diagnostics,
-        windows: trace.windows.clone(),
-        macrobenchmark: config
-            .macrobenchmark
-            .as_deref()
-            .map(|package| app::macrobenchmark::macrobenchmark(timeline, package)),
+        windows,
+        macrobenchmark,
         frames,
         display_frames,
     }
@@ -359,5 +363,5 @@ pub fn analyze_timeline(timeline: Timeline, config: &Config) -> Report {
         compression: Compression::None,
         windows: Vec::new(),
     };
-    analyze(&trace, "", config)
+    analyze(trace, "", config)
 }

@@ -12,7 +12,7 @@ use ftl::model::TimelineBuilder;
 fn real_report(file: &str) -> Report {
     let path = shared().join("traces").join(file);
     let trace = ftl::load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    analyze(&trace, file, &Config::default())
+    analyze(trace, file, &Config::default())
 }
 
 /// What the vsync model must find in a real trace.

@@ -94,7 +94,7 @@ pub fn trace_report(
     config: &ftl::analysis::Config,
 ) -> ftl::analysis::Report {
     let trace = ftl::load_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    ftl::analysis::analyze(&trace, &path.display().to_string(), config)
+    ftl::analysis::analyze(trace, &path.display().to_string(), config)
 }
 
 /// A 60-slot synthetic pipeline with the app's doFrame/DrawFrame and one injected cause each at slots 10 (UI

@@ -41,7 +41,7 @@ fn synthetic_pipeline_numbers_are_the_simulated_ones() {
     let mut reports = Vec::new();
     for (name, _) in fixtures() {
         let trace = ftl::load_path(&testdata(name)).unwrap();
-        reports.push(ftl::analysis::analyze(&trace, "", &Default::default()));
+        reports.push(ftl::analysis::analyze(trace, "", &Default::default()));
     }
     let r = &reports[0];
     // 120 vsync slots: 120 DisplayFrames; 3 late frames each make the app skip one slot → 117 SurfaceFrames.

@@ -346,7 +346,7 @@ mod tests {
     fn synthetic_report() -> Report {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace");
         let trace = crate::load_path(&path).unwrap();
-        crate::analysis::analyze(&trace, "", &Default::default())
+        crate::analysis::analyze(trace, "", &Default::default())
     }
 
     #[test]
