@@ -34,12 +34,13 @@ impl SliceKind {
     }
 }
 
-/// The labels SurfaceFlinger attached to an actual frame, raw as in the packet (`None` = field absent).
-/// Enum values are kept as integers so that out-of-range values can be reported, as Perfetto does.
+/// The labels SurfaceFlinger attached to an actual frame, as in the packet (`None` = field absent); 28 bytes, as
+/// the model keeps one per actual slice. Enum values are kept as integers so that out-of-range values can be
+/// reported, as Perfetto does: narrowed to a byte by [`narrow`], which keeps every one of them out of range.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FrameLabels {
     /// `PresentType` (1 on-time, 2 late, 3 early, 4 dropped, 5 unknown).
-    pub present_type: Option<i32>,
+    pub present_type: Option<i8>,
     /// Whether the frame finished before its deadline.
     pub on_time_finish: Option<bool>,
     /// Whether SurfaceFlinger composited it with the GPU (client composition).
@@ -47,15 +48,21 @@ pub struct FrameLabels {
     /// `JankType` bitmask.
     pub jank_type: Option<i32>,
     /// `PredictionType` (1 valid, 2 expired, 3 unknown).
-    pub prediction_type: Option<i32>,
+    pub prediction_type: Option<i8>,
     /// `JankSeverityType` (0 unknown, 1 none, 2 partial, 3 full).
-    pub jank_severity_type: Option<i32>,
+    pub jank_severity_type: Option<i8>,
     /// SurfaceFrames only: whether the frame carried a buffer (else a transaction).
     pub is_buffer: Option<bool>,
-    /// Actual minus predicted present, in ms (newer Android versions).
-    pub present_delay_millis: Option<f32>,
     /// Severity score (newer Android versions).
     pub jank_severity_score: Option<f32>,
+}
+
+const _: () = assert!(std::mem::size_of::<FrameLabels>() == 28);
+
+/// An enum label as [`FrameLabels`] keeps it: values outside `i8` become `i8::MAX`, outside every label's range
+/// as they were.
+pub fn narrow(value: Option<i32>) -> Option<i8> {
+    value.map(|v| i8::try_from(v).unwrap_or(i8::MAX))
 }
 
 /// A start event: opens an expected or actual slice identified by `cookie`. Fields are `None` when absent from

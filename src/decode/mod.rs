@@ -23,7 +23,7 @@ pub(crate) mod proto {
 
 pub use clock::BOOTTIME;
 pub use event::{
-    Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+    narrow, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
     TrackEventPhase,
 };
 

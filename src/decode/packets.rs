@@ -5,7 +5,8 @@
 use super::atrace::{self, Atrace};
 use super::clock::ClockConverter;
 use super::event::{
-    Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo, TrackEventPhase,
+    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+    TrackEventPhase,
 };
 use super::ftrace::{self, FtraceItem};
 use super::proto;
@@ -583,14 +584,13 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
         ),
         Some(E::ActualDisplayFrameStart(e)) => {
             let labels = FrameLabels {
-                present_type: e.present_type,
+                present_type: narrow(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
                 jank_type: e.jank_type,
-                prediction_type: e.prediction_type,
-                jank_severity_type: e.jank_severity_type,
+                prediction_type: narrow(e.prediction_type),
+                jank_severity_type: narrow(e.jank_severity_type),
                 is_buffer: None,
-                present_delay_millis: e.present_delay_millis,
                 jank_severity_score: e.jank_severity_score,
             };
             start(
@@ -605,14 +605,13 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
         }
         Some(E::ActualSurfaceFrameStart(e)) => {
             let labels = FrameLabels {
-                present_type: e.present_type,
+                present_type: narrow(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
                 jank_type: e.jank_type,
-                prediction_type: e.prediction_type,
-                jank_severity_type: e.jank_severity_type,
+                prediction_type: narrow(e.prediction_type),
+                jank_severity_type: narrow(e.jank_severity_type),
                 is_buffer: e.is_buffer,
-                present_delay_millis: e.present_delay_millis,
                 jank_severity_score: e.jank_severity_score,
             };
             start(

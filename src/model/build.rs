@@ -234,7 +234,7 @@ impl TimelineBuilder {
                         .unwrap_or_default();
                     let l = labels;
                     let out_of_range =
-                        |v: Option<i32>, max: i32| v.is_some_and(|v| !(1..=max).contains(&v));
+                        |v: Option<i8>, max: i8| v.is_some_and(|v| !(1..=max).contains(&v));
                     if out_of_range(l.present_type, 5)
                         || out_of_range(l.prediction_type, 3)
                         || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
@@ -343,4 +343,66 @@ fn identify_processes(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::narrow;
+
+    #[test]
+    fn labels_out_of_range_stay_parser_errors_once_narrowed() {
+        let mut builder = TimelineBuilder::new();
+        // (present_type, prediction_type, jank_severity_type) as the packet holds them; true = a parser error.
+        let cases = [
+            ((Some(2), Some(1), Some(3)), false),
+            ((Some(260), Some(1), Some(1)), true),
+            ((Some(-256 + 4), Some(1), Some(1)), true),
+            ((Some(1), Some(3 + 256), None), true),
+            ((Some(1), None, Some(-1)), true),
+            ((None, None, Some(1 << 20)), true),
+        ];
+        for (i, ((present, prediction, severity), _)) in cases.iter().enumerate() {
+            let start = FrameStart {
+                kind: SliceKind::ActualDisplayFrame,
+                cookie: Some(i as i64),
+                token: Some(i as i64),
+                display_frame_token: None,
+                pid: Some(1),
+                layer_name: None,
+                labels: FrameLabels {
+                    present_type: narrow(*present),
+                    prediction_type: narrow(*prediction),
+                    jank_severity_type: narrow(*severity),
+                    ..FrameLabels::default()
+                },
+            };
+            let ts_ns = 10 * i as i64;
+            builder.push(Event::FrameTimeline {
+                ts_ns,
+                event: FrameTimelineEvent::Start(start),
+            });
+            builder.push(Event::FrameTimeline {
+                ts_ns: ts_ns + 5,
+                event: FrameTimelineEvent::End {
+                    cookie: Some(i as i64),
+                },
+            });
+        }
+        let timeline = builder.build();
+        let errors = cases.iter().filter(|(_, error)| *error).count() as u64;
+        assert_eq!(timeline.stats.parser_errors, errors);
+        let names: Vec<(&str, &str, &str)> = timeline
+            .actual
+            .iter()
+            .map(|s| (s.present_type(), s.prediction_type(), s.severity()))
+            .collect();
+        assert_eq!(names[0], ("Late Present", "Valid Prediction", "Full"));
+        // 260 and -252 are 4 (Dropped Frame) in their low byte: narrowing must not make them valid.
+        assert_eq!(names[1].0, "Unspecified Present");
+        assert_eq!(names[2].0, "Unspecified Present");
+        assert_eq!(names[3].1, "Unspecified Prediction");
+        assert_eq!(names[4].2, "Unknown");
+        assert_eq!(names[5].2, "Unknown");
+    }
 }

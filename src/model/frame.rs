@@ -39,6 +39,9 @@ pub struct Slice {
     pub labels: FrameLabels,
 }
 
+// One per FrameTimeline slice: the model's memory on FrameTimeline-dense traces.
+const _: () = assert!(std::mem::size_of::<Slice>() == 72);
+
 impl Slice {
     /// SurfaceFrame token (`None` for DisplayFrames).
     pub fn surface_frame_token(&self) -> Option<i64> {
@@ -58,22 +61,25 @@ impl Slice {
     }
     /// Perfetto's `present_type` string.
     pub fn present_type(&self) -> &'static str {
-        jank::present_type_name(self.labels.present_type)
+        jank::present_type_name(self.labels.present_type.map(i32::from))
     }
     /// Perfetto's `prediction_type` string.
     pub fn prediction_type(&self) -> &'static str {
-        jank::prediction_type_name(self.labels.prediction_type)
+        jank::prediction_type_name(self.labels.prediction_type.map(i32::from))
     }
     /// Perfetto's `jank_severity_type` string.
     pub fn severity(&self) -> &'static str {
-        jank::severity_name(self.labels.jank_severity_type, self.jank_bits())
+        jank::severity_name(
+            self.labels.jank_severity_type.map(i32::from),
+            self.jank_bits(),
+        )
     }
     /// Perfetto's `jank_tag` (DisplayFrame and SurfaceFrame rules differ).
     pub fn jank_tag(&self) -> JankTag {
         if self.kind.is_display() {
             jank::display_frame_jank_tag(self.jank_bits())
         } else {
-            jank::surface_frame_jank_tag(self.jank_bits(), self.labels.present_type)
+            jank::surface_frame_jank_tag(self.jank_bits(), self.labels.present_type.map(i32::from))
         }
     }
     /// True if the frame was dropped (`Dropped Frame` in its jank type or present type).

@@ -5,7 +5,9 @@
 use crate::common::{shared, REAL_TRACES};
 use ftl::analysis::classify::KindAgreement;
 use ftl::analysis::{analyze, analyze_timeline, Config, Report};
-use ftl::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
+use ftl::decode::{
+    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+};
 use ftl::model::jank::bits;
 use ftl::model::TimelineBuilder;
 
@@ -250,12 +252,12 @@ impl Sim {
 
     fn labels(&self, present: i32, on_time: bool, jank: i32, severity: i32) -> FrameLabels {
         FrameLabels {
-            present_type: Some(present),
+            present_type: narrow(Some(present)),
             on_time_finish: Some(on_time),
             gpu_composition: Some(false),
             jank_type: Some(jank),
             prediction_type: Some(1),
-            jank_severity_type: self.severity.then_some(severity),
+            jank_severity_type: narrow(self.severity.then_some(severity)),
             is_buffer: Some(true),
             ..FrameLabels::default()
         }

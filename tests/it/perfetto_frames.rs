@@ -280,7 +280,7 @@ impl Gen {
                 jank_type: Some(jank_type),
                 prediction_type: Some(3),
                 // synth_common: severity None (1) without jank, else Unknown (0); the score as given.
-                jank_severity_type: Some(i32::from(jank_type == 1)),
+                jank_severity_type: Some(i8::from(jank_type == 1)),
                 jank_severity_score: Some(a.jank_score as f32),
                 ..FrameLabels::default()
             },

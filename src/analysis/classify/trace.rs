@@ -370,10 +370,10 @@ pub fn classify_trace(
         };
         let Some(s) = actual(df.actual) else { continue };
         let exp = expected(df.expected);
-        let expired = s.labels.prediction_type == Some(PREDICTION_EXPIRED);
+        let expired = s.labels.prediction_type.map(i32::from) == Some(PREDICTION_EXPIRED);
         let present = s.end_ns();
         let invalid_fence = rules.present_valid_needs_start() && invalid_fence_label(s);
-        let skipped = s.token == 0 && s.labels.present_type == Some(PRESENT_DROPPED);
+        let skipped = s.token == 0 && s.labels.present_type.map(i32::from) == Some(PRESENT_DROPPED);
         let pred = exp.and_then(|e| {
             Some(TimelineItem {
                 start_ns: e.ts_ns,
@@ -467,8 +467,8 @@ pub fn classify_trace(
             .and_then(|d| frames.display.get(d))
             .and_then(|d| actual(d.actual));
         let exp = expected(f.expected);
-        let expired = s.labels.prediction_type == Some(PREDICTION_EXPIRED);
-        let dropped = s.labels.present_type == Some(PRESENT_DROPPED);
+        let expired = s.labels.prediction_type.map(i32::from) == Some(PREDICTION_EXPIRED);
+        let dropped = s.labels.present_type.map(i32::from) == Some(PRESENT_DROPPED);
         let key = (s.pid, s.layer);
         let latch = last_latch.get(&key).copied().unwrap_or(0);
         let updates_latch = s.labels.is_buffer != Some(false) || rules.bufferless_updates_latch();
