@@ -30,6 +30,7 @@ pub mod decode;
 pub mod diff;
 pub mod error;
 pub mod input;
+mod memory;
 pub mod model;
 pub mod output;
 pub mod sources;

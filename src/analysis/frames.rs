@@ -191,7 +191,6 @@ pub struct DisplayFrameRow {
     pub derived: DerivedLabels,
 }
 
-
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`; no DisplayFrame rows without them).
 /// Takes the timeline, the links and the labels: the expected slices are freed (their bounds kept) before the
@@ -208,6 +207,7 @@ pub fn frame_rows(
         .iter()
         .map(|s| (s.ts_ns, s.end_ns()))
         .collect();
+    crate::memory::release_freed();
     let bounds = |i: Option<usize>| {
         let b = i.and_then(|i| expected_bounds.get(i));
         (b.map(|b| b.0), b.and_then(|b| b.1))
