@@ -8,6 +8,7 @@ use crate::output::perfetto_tables::PerfettoTable;
 use crate::output::table::{write_rows, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -478,12 +479,22 @@ fn write_report(analysis: &Analysis, format: ReportFormat, output: Option<&Path>
             Analysis::Trace(report) => text::render(report),
             Analysis::Capture(c) => text::render_capture(c),
         }),
+        // Written as it is serialised: the per-frame lists of the pacing metrics make it megabytes.
         ReportFormat::Json => {
-            let json = serde_json::to_string_pretty(analysis).map_err(|e| Error::Output {
-                path: output.unwrap_or(Path::new("<stdout>")).into(),
-                cause: e.to_string(),
-            })?;
-            write_text(json + "\n")
+            let shown = output.unwrap_or(Path::new("<stdout>"));
+            let err = |cause: String| Error::Output {
+                path: shown.into(),
+                cause,
+            };
+            let out: Box<dyn std::io::Write> = match output {
+                Some(p) => Box::new(std::fs::File::create(p).map_err(|e| err(e.to_string()))?),
+                None => Box::new(std::io::stdout().lock()),
+            };
+            let mut out = std::io::BufWriter::new(out);
+            serde_json::to_writer_pretty(&mut out, analysis).map_err(|e| err(e.to_string()))?;
+            writeln!(out)
+                .and_then(|()| out.flush())
+                .map_err(|e| err(e.to_string()))
         }
         ReportFormat::Csv | ReportFormat::Parquet => {
             let dir = output.ok_or_else(|| {
