@@ -108,7 +108,7 @@ impl<T> Iterator for Ascending<T> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.0.pop()?;
-        if self.0.len() % RELEASE_EVERY == 0 {
+        if self.0.len().is_multiple_of(RELEASE_EVERY) {
             self.0.shrink_to_fit();
         }
         Some(item)
