@@ -230,7 +230,10 @@ fn frames(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyDataFrame> {
     let path = path_of(path)?;
-    let config = config(options)?;
+    let config = Config {
+        display_frame_rows: display_frames,
+        ..config(options)?
+    };
     detached(py, false, || {
         let analysis = ftl::analyze_path(&path, &config)?;
         ftl::output::frames_table(&analysis, display_frames)

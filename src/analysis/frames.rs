@@ -202,7 +202,7 @@ pub fn frame_rows(
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
-) -> (Vec<FrameRow>, Vec<DisplayFrameRow>) {
+) -> (Vec<FrameRow>, Option<Vec<DisplayFrameRow>>) {
     let expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
         .iter()
         .map(|s| (s.ts_ns, s.end_ns()))
@@ -275,7 +275,7 @@ pub fn frame_rows(
     drop(surface_labels);
     drop(frames.surface);
     let Some(display_labels) = display_labels else {
-        return (rows, Vec::new());
+        return (rows, None);
     };
     let mut display_rows = Vec::with_capacity(frames.display.len());
     display_rows.extend(
@@ -300,7 +300,7 @@ pub fn frame_rows(
                 })
             }),
     );
-    (rows, display_rows)
+    (rows, Some(display_rows))
 }
 
 /// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer.

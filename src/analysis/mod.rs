@@ -157,9 +157,9 @@ pub struct Report {
     /// Per-frame rows (SurfaceFrames), for tables and charts.
     #[serde(skip)]
     pub frames: Vec<FrameRow>,
-    /// Per-frame rows (DisplayFrames); empty unless [`Config::display_frame_rows`].
+    /// Per-frame rows (DisplayFrames); `None` unless [`Config::display_frame_rows`].
     #[serde(skip)]
-    pub display_frames: Vec<DisplayFrameRow>,
+    pub display_frames: Option<Vec<DisplayFrameRow>>,
 }
 
 /// Options of the analysis.
@@ -184,7 +184,7 @@ pub struct Config {
     /// Analysis windows (`--window`, `--marker`); empty: the whole trace.
     pub windows: crate::model::window::WindowSpec,
     /// Build [`Report::display_frames`], the per-DisplayFrame rows (`frames --display-frames`, charts). Without
-    /// it they stay empty and take no memory: one row per DisplayFrame is about 240 bytes.
+    /// it they are not built and take no memory: one row per DisplayFrame is about 240 bytes.
     pub display_frame_rows: bool,
 }
 

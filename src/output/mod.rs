@@ -64,10 +64,17 @@ enum FrameRows<'a> {
 }
 
 impl<'a> FrameRows<'a> {
-    /// Errors: `display_frames` on a capture ([`Error::Usage`]: DisplayFrames come from FrameTimeline).
+    /// Errors: `display_frames` on a capture ([`Error::Usage`]: DisplayFrames come from FrameTimeline), or on a
+    /// report analysed without [`Config::display_frame_rows`](crate::analysis::Config::display_frame_rows).
     fn of(analysis: &'a Analysis, display_frames: bool) -> Result<FrameRows<'a>> {
         Ok(match (analysis, display_frames) {
-            (Analysis::Trace(report), true) => FrameRows::Display(&report.display_frames),
+            (Analysis::Trace(report), true) => {
+                FrameRows::Display(report.display_frames.as_deref().ok_or_else(|| {
+                    Error::Usage(
+                        "DisplayFrame rows were not built: analyse with Config::display_frame_rows".into(),
+                    )
+                })?)
+            }
             (Analysis::Trace(report), false) => FrameRows::Surface(&report.frames),
             (Analysis::Capture(c), true) => {
                 return Err(Error::Usage(format!(

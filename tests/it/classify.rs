@@ -131,13 +131,18 @@ fn real_traces_agree_with_surfaceflinger_and_explain_every_disagreement() {
                 f.derived.derived_jank_type.is_some(),
             )
         });
-        let display_rows = r.display_frames.iter().map(|f| {
-            (
-                f.derived.agrees,
-                &f.derived.disagreement_reason,
-                f.derived.derived_jank_type.is_some(),
-            )
-        });
+        let display_rows = r
+            .display_frames
+            .as_deref()
+            .expect("built by default")
+            .iter()
+            .map(|f| {
+                (
+                    f.derived.agrees,
+                    &f.derived.disagreement_reason,
+                    f.derived.derived_jank_type.is_some(),
+                )
+            });
         for (agrees, reason, derived) in rows.chain(display_rows) {
             assert_eq!(
                 agrees.is_some(),

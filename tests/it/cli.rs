@@ -110,6 +110,23 @@ fn frames_rows_link_app_frames_to_their_present() {
 }
 
 #[test]
+fn display_frame_rows_are_built_for_the_commands_that_show_them() {
+    // The synthetic pipeline composes one DisplayFrame per vsync slot: 120.
+    let (_, rows) = parse_csv(&ftl_ok(&["frames", &synthetic(), "--display-frames"]));
+    assert_eq!(rows.len(), 120);
+    // Analysed without them, a report has none to give, and says so rather than giving an empty table.
+    let path = std::path::PathBuf::from(synthetic());
+    let config = ftl::analysis::Config {
+        display_frame_rows: false,
+        ..Default::default()
+    };
+    let analysis = ftl::analyze_path(&path, &config).unwrap();
+    let err = ftl::output::frames_table(&analysis, true).unwrap_err();
+    assert!(err.to_string().contains("display_frame_rows"), "{err}");
+    assert!(ftl::output::frames_table(&analysis, false).is_ok());
+}
+
+#[test]
 fn slices_json_and_parquet() {
     let json = ftl_ok(&[
         "slices",
@@ -215,7 +232,10 @@ fn table_schemas_do_not_depend_on_the_trace() {
         let path = traces.join(file);
         let report = crate::common::trace_report(&path, &Default::default());
         same_types("frames", &report.frames);
-        same_types("display_frames", &report.display_frames);
+        same_types(
+            "display_frames",
+            report.display_frames.as_deref().expect("built by default"),
+        );
         same_types("processes", &report.processes);
         same_types("layers", &report.layers);
         same_types("trace", std::slice::from_ref(&report.trace));

@@ -236,6 +236,7 @@ fn display_group(report: &Report, window: &Window) -> LaneGroup {
     let rows: Vec<_> = report
         .display_frames
         .iter()
+        .flatten()
         .filter(|d| {
             window.overlaps(d.actual_start_ns, d.present_ns.unwrap_or(d.actual_start_ns))
                 || d.expected_start_ns

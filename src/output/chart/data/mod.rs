@@ -325,7 +325,7 @@ mod tests {
         r.trace.last_ts_ns = last;
         r.layers = crate::analysis::metrics::layer_summaries(&frames, None);
         r.frames = frames;
-        r.display_frames = display_frames;
+        r.display_frames = Some(display_frames);
         r
     }
 
