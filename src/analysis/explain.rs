@@ -32,6 +32,17 @@ pub fn explain(jank_type: &str) -> Option<&'static str> {
         .map(|(_, e)| *e)
 }
 
+crate::model::jank::perfetto_strings! {
+    /// Who a frame's jank is attributed to ([`attribution`]).
+    pub enum Attribution {
+        App => "app",
+        DisplayHal => "display_hal",
+        SurfaceFlinger => "surfaceflinger",
+        Stuffing => "stuffing",
+        NonPerceivable => "non_perceivable",
+    }
+}
+
 /// Who a frame's jank (`jank_type` proto bitmask as SurfaceFlinger traced it) is attributed to, checked in
 /// this order: `app` (App Deadline Missed, App Resynced Jitter, Dropped Frame, and Unknown Jank on a
 /// SurfaceFrame, which Perfetto counts as self jank), `display_hal` (Display HAL, including A14+'s invalid
@@ -39,29 +50,29 @@ pub fn explain(jank_type: &str) -> Option<&'static str> {
 /// deadline missed, and Unknown Jank on a DisplayFrame: an expired SF prediction), `stuffing` (buffer / SF
 /// stuffing: late on paper, smooth on screen) or `non_perceivable` (non-animating, display off, mode changes).
 /// `None` for no jank or an absent label.
-pub fn attribution(jank_type: i32, is_display_frame: bool) -> Option<&'static str> {
+pub fn attribution(jank_type: i32, is_display_frame: bool) -> Option<Attribution> {
     let any = |mask: i32| jank_type & mask != 0;
     let unknown_is_app = !is_display_frame && any(bits::UNKNOWN);
     if any(bits::APP_DEADLINE_MISSED | bits::APP_RESYNCED_JITTER | bits::DROPPED) || unknown_is_app
     {
-        Some("app")
+        Some(Attribution::App)
     } else if any(bits::DISPLAY_HAL) {
-        Some("display_hal")
+        Some(Attribution::DisplayHal)
     } else if any(bits::SF_SCHEDULING
         | bits::PREDICTION_ERROR
         | bits::SF_CPU_DEADLINE_MISSED
         | bits::SF_GPU_DEADLINE_MISSED
         | bits::UNKNOWN)
     {
-        Some("surfaceflinger")
+        Some(Attribution::SurfaceFlinger)
     } else if any(bits::BUFFER_STUFFING | bits::SF_STUFFING) {
-        Some("stuffing")
+        Some(Attribution::Stuffing)
     } else if any(bits::NON_ANIMATING
         | bits::DISPLAY_NOT_ON
         | bits::DISPLAY_MODE_CHANGE_IN_PROGRESS
         | bits::DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS)
     {
-        Some("non_perceivable")
+        Some(Attribution::NonPerceivable)
     } else {
         None
     }
@@ -87,22 +98,33 @@ mod tests {
             attribution(
                 bits::APP_DEADLINE_MISSED | bits::SF_CPU_DEADLINE_MISSED,
                 false
-            ),
+            )
+            .map(Attribution::name),
             Some("app")
         );
-        assert_eq!(attribution(bits::UNKNOWN, false), Some("app"));
-        assert_eq!(attribution(bits::UNKNOWN, true), Some("surfaceflinger"));
         assert_eq!(
-            attribution(bits::UNKNOWN | bits::DISPLAY_HAL, true),
+            attribution(bits::UNKNOWN, false).map(Attribution::name),
+            Some("app")
+        );
+        assert_eq!(
+            attribution(bits::UNKNOWN, true).map(Attribution::name),
+            Some("surfaceflinger")
+        );
+        assert_eq!(
+            attribution(bits::UNKNOWN | bits::DISPLAY_HAL, true).map(Attribution::name),
             Some("display_hal")
         );
         assert_eq!(
-            attribution(bits::PREDICTION_ERROR | bits::BUFFER_STUFFING, false),
+            attribution(bits::PREDICTION_ERROR | bits::BUFFER_STUFFING, false)
+                .map(Attribution::name),
             Some("surfaceflinger")
         );
-        assert_eq!(attribution(bits::BUFFER_STUFFING, false), Some("stuffing"));
         assert_eq!(
-            attribution(bits::DISPLAY_NOT_ON, true),
+            attribution(bits::BUFFER_STUFFING, false).map(Attribution::name),
+            Some("stuffing")
+        );
+        assert_eq!(
+            attribution(bits::DISPLAY_NOT_ON, true).map(Attribution::name),
             Some("non_perceivable")
         );
         assert_eq!(attribution(bits::NONE, true), None);

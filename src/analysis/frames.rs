@@ -3,9 +3,9 @@
 //! expected slice.
 
 use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, LateStage};
-use super::classify::Derived;
-use super::explain::attribution;
-use crate::model::jank::JankTypeNames;
+use super::classify::{Derived, Reason};
+use super::explain::{attribution, Attribution};
+use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
 use crate::model::{Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TracedLabels {
     /// Perfetto `present_type`.
-    pub present_type: &'static str,
+    pub present_type: PresentType,
     /// Perfetto `on_time_finish`.
     pub on_time_finish: bool,
     /// Perfetto `gpu_composition`.
@@ -28,9 +28,9 @@ pub struct TracedLabels {
     /// Perfetto `jank_tag`.
     pub jank_tag: JankTag,
     /// Perfetto `jank_severity_type`.
-    pub jank_severity_type: &'static str,
+    pub jank_severity_type: Severity,
     /// Perfetto `prediction_type`.
-    pub prediction_type: &'static str,
+    pub prediction_type: PredictionType,
 }
 
 impl TracedLabels {
@@ -56,19 +56,19 @@ pub struct DerivedLabels {
     pub expected_present_ns: Option<i64>,
     /// Scheduled with a non-default (early / early-GPU) SurfaceFlinger work duration.
     pub early_durations: bool,
-    /// Re-derived `present_type` (Perfetto string; `None` when not re-derived).
-    pub derived_present_type: Option<&'static str>,
+    /// Re-derived `present_type` (`None` when not re-derived).
+    pub derived_present_type: Option<PresentType>,
     /// Re-derived `jank_type` (Perfetto string).
     pub derived_jank_type: Option<SharedStr>,
     /// Re-derived `jank_severity_type` (Perfetto string).
-    pub derived_severity: Option<&'static str>,
+    pub derived_severity: Option<Severity>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
     /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
-    pub disagreement_reason: Option<&'static str>,
+    pub disagreement_reason: Option<Reason>,
     /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
     /// non_perceivable; `None` when not janky.
-    pub attribution: Option<&'static str>,
+    pub attribution: Option<Attribution>,
 }
 
 impl DerivedLabels {
@@ -84,11 +84,11 @@ impl DerivedLabels {
         DerivedLabels {
             expected_present_ns: d.and_then(|d| d.expected_present_ns),
             early_durations: d.is_some_and(|d| d.early_durations),
-            derived_present_type: label.map(|l| l.present_type_name()),
+            derived_present_type: label.map(|l| PresentType::of(Some(l.present_type))),
             derived_jank_type: label.map(|l| jank_types.get(l.jank_type)),
-            derived_severity: label.map(|l| l.severity_name()),
+            derived_severity: label.map(|l| Severity::of(l.severity, l.jank_type)),
             agrees: d.and_then(|d| d.agrees),
-            disagreement_reason: d.and_then(|d| d.reason).map(|r| r.code()),
+            disagreement_reason: d.and_then(|d| d.reason),
             attribution: attribution(jank_bits, display),
         }
     }
@@ -135,7 +135,7 @@ pub struct FrameRow {
     /// The presenting DisplayFrame's `jank_type`.
     pub display_frame_jank_type: Option<SharedStr>,
     /// The presenting DisplayFrame's `present_type`.
-    pub display_frame_present_type: Option<&'static str>,
+    pub display_frame_present_type: Option<PresentType>,
     /// ftl's re-derived labels and the attribution.
     #[serde(flatten)]
     pub derived: DerivedLabels,
@@ -148,6 +148,9 @@ pub struct FrameRow {
     /// `stuffing`; see `ftl explain stages`); `None` when it was not late.
     pub late_stage: Option<LateStage>,
 }
+
+// One per SurfaceFrame (its labels a byte each, not a 16-byte `&str`): the rows' memory on dense traces.
+const _: () = assert!(std::mem::size_of::<FrameRow>() == 240);
 
 impl FrameRow {
     /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries): expected and actual

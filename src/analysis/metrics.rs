@@ -143,7 +143,7 @@ impl MetricRow {
             score: slice.labels.jank_severity_score.unwrap_or(0.0).abs(),
             present: PRESENT_TYPES
                 .iter()
-                .position(|p| *p == slice.present_type())
+                .position(|p| *p == slice.present_type().name())
                 .map(|i| i as u8),
         }
     }

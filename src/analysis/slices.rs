@@ -1,6 +1,7 @@
 //! Rows of Perfetto's `expected_frame_timeline_slice` / `actual_frame_timeline_slice` tables, with Perfetto's
 //! column names and value strings (`src/trace_processor/perfetto_sql/stdlib/prelude/after_eof/events.sql`).
 
+use crate::model::jank::{PredictionType, PresentType, Severity};
 use crate::model::{Slice, Timeline};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -29,7 +30,7 @@ pub struct ActualSliceRow {
     #[serde(flatten)]
     pub base: ExpectedSliceRow,
     /// e.g. `On-time Present`, `Late Present`.
-    pub present_type: &'static str,
+    pub present_type: PresentType,
     /// 1 if the frame finished on time, else 0.
     pub on_time_finish: i64,
     /// 1 if SurfaceFlinger used GPU composition, else 0.
@@ -37,11 +38,11 @@ pub struct ActualSliceRow {
     /// e.g. `App Deadline Missed, Buffer Stuffing`.
     pub jank_type: Cow<'static, str>,
     /// e.g. `Valid Prediction`.
-    pub prediction_type: &'static str,
+    pub prediction_type: PredictionType,
     /// e.g. `Self Jank`.
     pub jank_tag: &'static str,
     /// `Unknown`, `None`, `Partial` or `Full`.
-    pub jank_severity_type: &'static str,
+    pub jank_severity_type: Severity,
 }
 
 fn base(timeline: &Timeline, s: &Slice) -> ExpectedSliceRow {

@@ -395,7 +395,13 @@ mod tests {
         let names: Vec<(&str, &str, &str)> = timeline
             .actual
             .iter()
-            .map(|s| (s.present_type(), s.prediction_type(), s.severity()))
+            .map(|s| {
+                (
+                    s.present_type().name(),
+                    s.prediction_type().name(),
+                    s.severity().name(),
+                )
+            })
             .collect();
         assert_eq!(names[0], ("Late Present", "Valid Prediction", "Full"));
         // 260 and -252 are 4 (Dropped Frame) in their low byte: narrowing must not make them valid.

@@ -1,7 +1,7 @@
 //! The FrameTimeline model: slices as Perfetto's `expected_frame_timeline_slice` / `actual_frame_timeline_slice`
 //! rows, processes, layers, and the links SurfaceFrame → DisplayFrame that give every app frame its present time.
 
-use super::jank::{self, JankTag};
+use super::jank::{self, JankTag, PredictionType, PresentType, Severity};
 use crate::decode::{FrameLabels, SliceKind, SystemInfo};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -59,17 +59,17 @@ impl Slice {
     pub fn jank_type(&self) -> Cow<'static, str> {
         jank::jank_type_name(self.jank_bits())
     }
-    /// Perfetto's `present_type` string.
-    pub fn present_type(&self) -> &'static str {
-        jank::present_type_name(self.labels.present_type.map(i32::from))
+    /// Perfetto's `present_type`.
+    pub fn present_type(&self) -> PresentType {
+        PresentType::of(self.labels.present_type.map(i32::from))
     }
-    /// Perfetto's `prediction_type` string.
-    pub fn prediction_type(&self) -> &'static str {
-        jank::prediction_type_name(self.labels.prediction_type.map(i32::from))
+    /// Perfetto's `prediction_type`.
+    pub fn prediction_type(&self) -> PredictionType {
+        PredictionType::of(self.labels.prediction_type.map(i32::from))
     }
-    /// Perfetto's `jank_severity_type` string.
-    pub fn severity(&self) -> &'static str {
-        jank::severity_name(
+    /// Perfetto's `jank_severity_type`.
+    pub fn severity(&self) -> Severity {
+        Severity::of(
             self.labels.jank_severity_type.map(i32::from),
             self.jank_bits(),
         )

@@ -124,37 +124,110 @@ const SF_BITS: i32 = bits::SF_SCHEDULING
 /// Bits that make a SurfaceFrame janky by the app's own doing.
 const APP_BITS: i32 = bits::APP_DEADLINE_MISSED | bits::APP_RESYNCED_JITTER | bits::UNKNOWN;
 
-/// `present_type` string; absent or outside 1..=5 → `Unspecified Present`. Source: Perfetto importer.
-pub fn present_type_name(present_type: Option<i32>) -> &'static str {
-    match present_type {
-        Some(1) => "On-time Present",
-        Some(2) => "Late Present",
-        Some(3) => "Early Present",
-        Some(4) => "Dropped Frame",
-        Some(5) => "Unknown Present",
-        _ => "Unspecified Present",
+/// Declares a one-byte enum whose variants stand for fixed strings (each variant's doc is its string): `name()`
+/// gives the string and serde writes it, so that per-frame rows hold a byte where a `&'static str` took 16.
+/// The first variant is the default.
+macro_rules! perfetto_strings {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident {
+        $first:ident => $first_text:literal $(, $variant:ident => $text:literal)* $(,)?
+    }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            #[default]
+            #[doc = $first_text]
+            $first,
+            $(#[doc = $text] $variant,)*
+        }
+
+        impl $name {
+            /// The string.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $name::$first => $first_text,
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.name())
+            }
+        }
+    };
+}
+pub(crate) use perfetto_strings;
+
+perfetto_strings! {
+    /// Perfetto's `present_type` strings.
+    pub enum PresentType {
+        Unspecified => "Unspecified Present",
+        OnTime => "On-time Present",
+        Late => "Late Present",
+        Early => "Early Present",
+        Dropped => "Dropped Frame",
+        Unknown => "Unknown Present",
     }
 }
 
-/// `prediction_type` string; absent or outside 1..=3 → `Unspecified Prediction`.
-pub fn prediction_type_name(prediction_type: Option<i32>) -> &'static str {
-    match prediction_type {
-        Some(1) => "Valid Prediction",
-        Some(2) => "Expired Prediction",
-        Some(3) => "Unknown Prediction",
-        _ => "Unspecified Prediction",
+impl PresentType {
+    /// From the proto value: absent or outside 1..=5 → `Unspecified Present`. Source: Perfetto importer.
+    pub fn of(present_type: Option<i32>) -> Self {
+        match present_type {
+            Some(1) => PresentType::OnTime,
+            Some(2) => PresentType::Late,
+            Some(3) => PresentType::Early,
+            Some(4) => PresentType::Dropped,
+            Some(5) => PresentType::Unknown,
+            _ => PresentType::Unspecified,
+        }
     }
 }
 
-/// `jank_severity_type` string. Absent: `None` iff `jank_type == 1`, else `Unknown` (Perfetto's fallback).
-/// Out of range (Perfetto indexes unchecked): `Unknown`.
-pub fn severity_name(severity: Option<i32>, jank_type: i32) -> &'static str {
-    match severity {
-        None if jank_type == bits::NONE => "None",
-        Some(1) => "None",
-        Some(2) => "Partial",
-        Some(3) => "Full",
-        _ => "Unknown",
+perfetto_strings! {
+    /// Perfetto's `prediction_type` strings.
+    pub enum PredictionType {
+        Unspecified => "Unspecified Prediction",
+        Valid => "Valid Prediction",
+        Expired => "Expired Prediction",
+        Unknown => "Unknown Prediction",
+    }
+}
+
+impl PredictionType {
+    /// From the proto value: absent or outside 1..=3 → `Unspecified Prediction`.
+    pub fn of(prediction_type: Option<i32>) -> Self {
+        match prediction_type {
+            Some(1) => PredictionType::Valid,
+            Some(2) => PredictionType::Expired,
+            Some(3) => PredictionType::Unknown,
+            _ => PredictionType::Unspecified,
+        }
+    }
+}
+
+perfetto_strings! {
+    /// Perfetto's `jank_severity_type` strings.
+    pub enum Severity {
+        Unknown => "Unknown",
+        None => "None",
+        Partial => "Partial",
+        Full => "Full",
+    }
+}
+
+impl Severity {
+    /// From the proto value. Absent: `None` iff `jank_type == 1`, else `Unknown` (Perfetto's fallback). Out of
+    /// range (Perfetto indexes unchecked): `Unknown`.
+    pub fn of(severity: Option<i32>, jank_type: i32) -> Self {
+        match severity {
+            None if jank_type == bits::NONE => Severity::None,
+            Some(1) => Severity::None,
+            Some(2) => Severity::Partial,
+            Some(3) => Severity::Full,
+            _ => Severity::Unknown,
+        }
     }
 }
 
@@ -330,10 +403,10 @@ mod tests {
 
     #[test]
     fn severity_falls_back_on_jank_type() {
-        assert_eq!(severity_name(None, 1), "None");
-        assert_eq!(severity_name(None, 64), "Unknown");
-        assert_eq!(severity_name(Some(0), 1), "Unknown");
-        assert_eq!(severity_name(Some(3), 64), "Full");
-        assert_eq!(severity_name(Some(9), 64), "Unknown");
+        assert_eq!(Severity::of(None, 1).name(), "None");
+        assert_eq!(Severity::of(None, 64).name(), "Unknown");
+        assert_eq!(Severity::of(Some(0), 1).name(), "Unknown");
+        assert_eq!(Severity::of(Some(3), 64).name(), "Full");
+        assert_eq!(Severity::of(Some(9), 64).name(), "Unknown");
     }
 }

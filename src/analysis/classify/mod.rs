@@ -16,7 +16,7 @@ mod trace;
 pub use rules::SfRules;
 pub use trace::*;
 
-use crate::model::jank::{bits, jank_type_name, present_type_name, severity_name};
+use crate::model::jank::{bits, jank_type_name, PresentType, Severity};
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -120,7 +120,7 @@ pub struct Label {
 impl Label {
     /// Perfetto's `present_type` string.
     pub fn present_type_name(&self) -> &'static str {
-        present_type_name(Some(self.present_type))
+        PresentType::of(Some(self.present_type)).name()
     }
     /// Perfetto's `jank_type` string.
     pub fn jank_type_name(&self) -> Cow<'static, str> {
@@ -128,7 +128,7 @@ impl Label {
     }
     /// Perfetto's `jank_severity_type` string (its fallback when not traced).
     pub fn severity_name(&self) -> &'static str {
-        severity_name(self.severity, self.jank_type)
+        Severity::of(self.severity, self.jank_type).name()
     }
 }
 

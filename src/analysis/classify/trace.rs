@@ -212,7 +212,7 @@ type Traced = (Cow<'static, str>, &'static str, &'static str);
 
 /// SurfaceFlinger's labels of an actual slice, in the same form as [`Label`] (strings compared).
 fn traced(s: &Slice) -> Traced {
-    (s.jank_type(), s.present_type(), s.severity())
+    (s.jank_type(), s.present_type().name(), s.severity().name())
 }
 
 /// Per-frame context for the search of a disagreement's reason.

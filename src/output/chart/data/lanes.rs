@@ -224,7 +224,7 @@ fn layer_group(pid: i32, layer: &str, rows: &[&FrameRow]) -> LaneGroup {
         ),
         present_ns: f.present_ns.filter(|_| !f.dropped),
         jank_tag: f.labels.jank_tag,
-        severity: f.labels.jank_severity_type,
+        severity: f.labels.jank_severity_type.name(),
     });
     LaneGroup {
         app: app_lanes::build(rows),
@@ -249,7 +249,7 @@ fn display_group(report: &Report, window: &Window) -> LaneGroup {
         actual: (d.actual_start_ns, d.present_ns.unwrap_or(d.actual_start_ns)),
         present_ns: d.present_ns,
         jank_tag: d.labels.jank_tag,
-        severity: d.labels.jank_severity_type,
+        severity: d.labels.jank_severity_type.name(),
     });
     let pid = rows.first().map_or(0, |d| d.pid);
     LaneGroup::new("SurfaceFlinger / DisplayFrames".into(), pid, frames)
@@ -260,14 +260,15 @@ mod tests {
     use super::super::tests::{frame, report};
     use super::*;
     use crate::analysis::frames::{DisplayFrameRow, TracedLabels};
+    use crate::model::jank::Severity;
 
     #[test]
     fn lanes_draw_good_frames_first_and_janky_last_in_perfetto_colours() {
         let frames = vec![
-            frame(0, 100, JankTag::SelfJank, "Full"),
-            frame(50, 150, JankTag::NoJank, "None"),
-            frame(120, 300, JankTag::BufferStuffing, "Partial"),
-            frame(200, 260, JankTag::OtherJank, "Partial"),
+            frame(0, 100, JankTag::SelfJank, Severity::Full),
+            frame(50, 150, JankTag::NoJank, Severity::None),
+            frame(120, 300, JankTag::BufferStuffing, Severity::Partial),
+            frame(200, 260, JankTag::OtherJank, Severity::Partial),
         ];
         let display = vec![DisplayFrameRow {
             pid: 1,
@@ -277,7 +278,7 @@ mod tests {
             expected_end_ns: Some(150),
             labels: TracedLabels {
                 jank_tag: JankTag::SelfJank,
-                jank_severity_type: "Full",
+                jank_severity_type: Severity::Full,
                 ..Default::default()
             },
             ..Default::default()
@@ -341,14 +342,14 @@ mod tests {
                 } else {
                     JankTag::NoJank
                 },
-                "Full",
+                Severity::Full,
             );
             f.layer_name = format!("layer{i}").as_str().into();
             frames.push(f);
         }
         frames.push(FrameRow {
             layer_name: "layer2".into(),
-            ..frame(30, 35, JankTag::NoJank, "None")
+            ..frame(30, 35, JankTag::NoJank, Severity::None)
         });
         let r = report(frames, Vec::new());
         let window = Window::choose(WindowSpec::All, &r.frames, 0, 100);

@@ -292,8 +292,9 @@ impl XScale {
 mod tests {
     use super::*;
     use crate::analysis::frames::{DisplayFrameRow, TracedLabels};
+    use crate::model::jank::Severity;
 
-    pub(super) fn frame(start: i64, end: i64, tag: JankTag, severity: &'static str) -> FrameRow {
+    pub(super) fn frame(start: i64, end: i64, tag: JankTag, severity: Severity) -> FrameRow {
         FrameRow {
             pid: 10,
             process_name: "com.app".into(),
@@ -400,10 +401,15 @@ mod tests {
     fn short_spans_are_shown_whole_and_long_ones_at_their_jankiest() {
         let s = NS_PER_S;
         let mut frames: Vec<FrameRow> = (0..30)
-            .map(|i| frame(i * s, i * s + 10, JankTag::NoJank, "None"))
+            .map(|i| frame(i * s, i * s + 10, JankTag::NoJank, Severity::None))
             .collect();
         for t in [21, 22, 23, 5] {
-            frames.push(frame(t * s + 100, t * s + 200, JankTag::SelfJank, "Full"));
+            frames.push(frame(
+                t * s + 100,
+                t * s + 200,
+                JankTag::SelfJank,
+                Severity::Full,
+            ));
         }
         let auto = WindowSpec::Auto { len_ns: 5 * s };
         let w = Window::choose(auto, &frames, 0, 30 * s);
@@ -431,10 +437,30 @@ mod tests {
         };
         assert_eq!((Window::choose(given, &frames, 7, 30 * s).start_ns), s + 7);
         // Near the end, the window stays inside the span.
-        frames.push(frame(29 * s, 29 * s + 1, JankTag::DroppedFrame, "None"));
-        frames.push(frame(29 * s + 5, 29 * s + 9, JankTag::OtherJank, "Full"));
-        frames.push(frame(29 * s + 7, 29 * s + 9, JankTag::OtherJank, "Full"));
-        frames.push(frame(28 * s, 28 * s + 9, JankTag::OtherJank, "Full"));
+        frames.push(frame(
+            29 * s,
+            29 * s + 1,
+            JankTag::DroppedFrame,
+            Severity::None,
+        ));
+        frames.push(frame(
+            29 * s + 5,
+            29 * s + 9,
+            JankTag::OtherJank,
+            Severity::Full,
+        ));
+        frames.push(frame(
+            29 * s + 7,
+            29 * s + 9,
+            JankTag::OtherJank,
+            Severity::Full,
+        ));
+        frames.push(frame(
+            28 * s,
+            28 * s + 9,
+            JankTag::OtherJank,
+            Severity::Full,
+        ));
         let w = Window::choose(auto, &frames, 0, 30 * s);
         assert_eq!(
             (w.start_ns, w.end_ns, w.choice),

@@ -287,16 +287,17 @@ pub fn title(report: &Report, window: &Window) -> String {
 mod tests {
     use super::super::tests::{frame, report};
     use super::*;
+    use crate::model::jank::Severity;
 
     #[test]
     fn histogram_counts_good_and_janky_durations_with_overflow_in_the_last_bin() {
         let ms = NS_PER_MS;
         let mut frames: Vec<FrameRow> = (0..100)
-            .map(|i| frame(0, 3 * ms + i, JankTag::NoJank, "None"))
+            .map(|i| frame(0, 3 * ms + i, JankTag::NoJank, Severity::None))
             .collect();
-        frames.push(frame(0, 20 * ms, JankTag::SelfJank, "Full"));
-        frames.push(frame(0, 900 * ms, JankTag::SelfJank, "Full"));
-        let mut unfinished = frame(0, 1, JankTag::NoJank, "None");
+        frames.push(frame(0, 20 * ms, JankTag::SelfJank, Severity::Full));
+        frames.push(frame(0, 900 * ms, JankTag::SelfJank, Severity::Full));
+        let mut unfinished = frame(0, 1, JankTag::NoJank, Severity::None);
         unfinished.dur_ns = -1;
         frames.push(unfinished);
         let h = Histogram::build(&report(frames, Vec::new()));
@@ -311,10 +312,15 @@ mod tests {
     fn rates_count_janky_frames_and_distinct_presents_per_second() {
         let s = NS_PER_S;
         let mut frames: Vec<FrameRow> = (0..100)
-            .map(|i| frame(i * s / 10, i * s / 10 + 5, JankTag::NoJank, "None"))
+            .map(|i| frame(i * s / 10, i * s / 10 + 5, JankTag::NoJank, Severity::None))
             .collect();
-        frames.push(frame(3 * s + 1, 3 * s + 9, JankTag::SelfJank, "Full"));
-        let mut same_present = frame(3 * s + 2, 3 * s + 5, JankTag::NoJank, "None");
+        frames.push(frame(
+            3 * s + 1,
+            3 * s + 9,
+            JankTag::SelfJank,
+            Severity::Full,
+        ));
+        let mut same_present = frame(3 * s + 2, 3 * s + 5, JankTag::NoJank, Severity::None);
         same_present.present_ns = Some(3 * s + 10);
         frames.push(same_present);
         let r = report(frames, Vec::new());
@@ -339,16 +345,16 @@ mod tests {
         // Long spans get wider bins (at most 300), short ones narrower (at least 8).
         let long = report(
             vec![
-                frame(0, 1, JankTag::NoJank, "None"),
-                frame(1000 * s, 1000 * s + 1, JankTag::NoJank, "None"),
+                frame(0, 1, JankTag::NoJank, Severity::None),
+                frame(1000 * s, 1000 * s + 1, JankTag::NoJank, Severity::None),
             ],
             Vec::new(),
         );
         assert_eq!(Rates::build(&long, &window).bin_ns, 5 * s);
         let short = report(
             vec![
-                frame(0, 1, JankTag::NoJank, "None"),
-                frame(s / 2, s / 2 + 1, JankTag::NoJank, "None"),
+                frame(0, 1, JankTag::NoJank, Severity::None),
+                frame(s / 2, s / 2 + 1, JankTag::NoJank, Severity::None),
             ],
             Vec::new(),
         );
@@ -358,13 +364,13 @@ mod tests {
     #[test]
     fn breakdown_counts_frames_per_colour_class_per_layer() {
         let mut frames = vec![
-            frame(0, 1, JankTag::SelfJank, "Full"),
-            frame(0, 1, JankTag::SelfJank, "Partial"),
-            frame(0, 1, JankTag::NoJank, "None"),
+            frame(0, 1, JankTag::SelfJank, Severity::Full),
+            frame(0, 1, JankTag::SelfJank, Severity::Partial),
+            frame(0, 1, JankTag::NoJank, Severity::None),
         ];
         frames[0].labels.jank_type = "App Deadline Missed".into();
         frames[0].labels.jank_bits = crate::model::jank::bits::APP_DEADLINE_MISSED;
-        let mut other = frame(0, 1, JankTag::BufferStuffing, "None");
+        let mut other = frame(0, 1, JankTag::BufferStuffing, Severity::None);
         other.layer_name = "other".into();
         frames.push(other);
         let rows = breakdown(&report(frames, Vec::new()));
