@@ -60,14 +60,15 @@ pub struct DerivedLabels {
     pub derived_present_type: Option<PresentType>,
     /// Re-derived `jank_type` (Perfetto string).
     pub derived_jank_type: Option<SharedStr>,
-    /// Re-derived `jank_severity_type` (Perfetto string).
+    /// Re-derived `jank_severity_type`.
     pub derived_severity: Option<Severity>,
     /// Whether the re-derived labels equal SurfaceFlinger's; `None` when not re-derived.
     pub agrees: Option<bool>,
-    /// Reason code of a disagreement or of no re-derivation (`classify::Reason::from_code(..).sentence()`).
+    /// Why the re-derived labels disagree, or why the frame was not re-derived; written as its code (e.g.
+    /// `prediction_expired`, [`Reason::code`]), explained by [`Reason::sentence`].
     pub disagreement_reason: Option<Reason>,
-    /// Who caused the jank by SurfaceFlinger's label: app / surfaceflinger / display_hal / stuffing /
-    /// non_perceivable; `None` when not janky.
+    /// Who caused the jank by SurfaceFlinger's label ([`Attribution`]: app / surfaceflinger / display_hal /
+    /// stuffing / non_perceivable); `None` when not janky.
     pub attribution: Option<Attribution>,
 }
 

@@ -296,6 +296,7 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     let display = config.display_frame_rows.then_some(display);
     let (mut frames, display_frames) =
         frames::frame_rows(timeline, linked, surface, display, &work);
+    // The model, links and labels are gone: their pages go back before the summaries are computed.
     crate::memory::release_freed();
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
     frames.retain(|f| config.keeps_process(Some(&f.process_name), Some(f.pid)));
