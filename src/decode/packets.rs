@@ -518,7 +518,11 @@ fn field_len<R: BufRead>(
         )));
     }
     let n = wire.varint()?;
-    if wire.offset() + n > end {
+    if wire
+        .offset()
+        .checked_add(n)
+        .is_none_or(|field_end| field_end > end)
+    {
         return Err(WireError::Malformed(format!(
             "field {field} overruns its packet"
         )));

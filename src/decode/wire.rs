@@ -13,6 +13,9 @@ pub const LEN: u8 = 2;
 /// 32-bit fixed.
 pub const FIXED32: u8 = 5;
 
+/// The most [`WireReader::read_into`] reserves before the bytes arrive, bytes.
+const READ_RESERVE_MAX: usize = 1 << 20;
+
 /// Why the framing could not be read.
 #[derive(Debug)]
 pub enum WireError {
@@ -81,7 +84,8 @@ impl<R: BufRead> WireReader<R> {
     pub fn read_into(&mut self, n: u64, out: &mut Vec<u8>) -> Result<(), WireError> {
         out.clear();
         let n = usize::try_from(n).map_err(|_| WireError::Malformed("field too large".into()))?;
-        out.reserve(n);
+        // A length read from the file is not trusted with an allocation: the rest grows as the bytes arrive.
+        out.reserve(n.min(READ_RESERVE_MAX));
         while out.len() < n {
             let buf = self.inner.fill_buf()?;
             if buf.is_empty() {

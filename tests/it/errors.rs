@@ -157,6 +157,43 @@ fn corruption_inside_packets_is_counted_not_fatal() {
     assert_eq!(trace.decode.malformed_packets, 1);
 }
 
+#[test]
+fn lengths_past_any_file_are_malformed_or_truncated_not_a_crash() {
+    let t = ftl::synth::Pipeline {
+        frames: 10,
+        late: vec![],
+        ..Default::default()
+    }
+    .build();
+    let good = t.bytes();
+    // A 14-byte packet whose SystemInfo field (45, length-delimited) claims u64::MAX bytes: offset + length
+    // overflowed (a fuzzer's find). The packet is malformed; the trace goes on.
+    let mut field_overflow = good.clone();
+    field_overflow.extend([0x0a, 14, 0xea, 0x02]);
+    field_overflow.extend([0xff; 9]);
+    field_overflow.extend([0x01, 0, 0]);
+    let trace = ftl::load_path(&write_tmp(&field_overflow)).unwrap();
+    assert_eq!(trace.decode.malformed_packets, 1);
+    assert_eq!(trace.decode.truncated_at, None);
+    // A 256 MiB packet whose field claims 2⁶² bytes, or 255 MiB, in a file that ends there: truncated either
+    // way, without reserving the claimed bytes first.
+    let packet = [0x0a, 0x80, 0x80, 0x80, 0x80, 0x01, 0xea, 0x02];
+    let huge: [&[u8]; 2] = [
+        &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40],
+        &[0x80, 0x80, 0x80, 0x7f],
+    ];
+    for field_len in huge {
+        let mut bytes = good.clone();
+        bytes.extend(packet);
+        bytes.extend(field_len);
+        bytes.extend([1, 2, 3]);
+        let trace = ftl::load_path(&write_tmp(&bytes)).unwrap();
+        assert_eq!(trace.decode.truncated_at, Some(good.len() as u64));
+        // The same packet alone is not a trace: a clean error.
+        assert_clean_failure(&write_tmp(&bytes[good.len()..]), "truncated");
+    }
+}
+
 fn write_tmp(bytes: &[u8]) -> std::path::PathBuf {
     let dir = tempfile::tempdir().unwrap().keep();
     let p = dir.join("t.pftrace");
