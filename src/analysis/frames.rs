@@ -85,9 +85,9 @@ impl DerivedLabels {
         DerivedLabels {
             expected_present_ns: d.and_then(|d| d.expected_present_ns),
             early_durations: d.is_some_and(|d| d.early_durations),
-            derived_present_type: label.map(|l| PresentType::of(Some(l.present_type))),
+            derived_present_type: label.map(|l| l.perfetto_present_type()),
             derived_jank_type: label.map(|l| jank_types.get(l.jank_type)),
-            derived_severity: label.map(|l| Severity::of(l.severity, l.jank_type)),
+            derived_severity: label.map(|l| l.perfetto_severity()),
             agrees: d.and_then(|d| d.agrees),
             disagreement_reason: d.and_then(|d| d.reason),
             attribution: attribution(jank_bits, display),

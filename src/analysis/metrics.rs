@@ -6,7 +6,7 @@
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_ns};
-use crate::model::jank::jank_components;
+use crate::model::jank::{jank_components, PresentType};
 use crate::model::{FrameSeries, NameSource, Slice, Source, Timeline};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -22,14 +22,6 @@ const SF_JANK: [&str; 5] = [
     "Display HAL",
 ];
 const DROPPED: &str = "Dropped Frame";
-const PRESENT_TYPES: [&str; 6] = [
-    "Unspecified Present",
-    "On-time Present",
-    "Late Present",
-    "Early Present",
-    "Dropped Frame",
-    "Unknown Present",
-];
 
 /// Frames (distinct tokens) of one jank-type component, split by present type (metric `jank_types`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -129,8 +121,7 @@ struct MetricRow {
     dur_ns: i64,
     /// |jank severity score|.
     score: f32,
-    /// Index of the present type in [`PRESENT_TYPES`].
-    present: Option<u8>,
+    present: PresentType,
 }
 
 impl MetricRow {
@@ -141,10 +132,7 @@ impl MetricRow {
             token: slice.token,
             dur_ns: slice.dur_ns,
             score: slice.labels.jank_severity_score.unwrap_or(0.0).abs(),
-            present: PRESENT_TYPES
-                .iter()
-                .position(|p| *p == slice.present_type().name())
-                .map(|i| i as u8),
+            present: slice.present_type(),
         }
     }
     /// The jank-type components (the `jank_type` string split at `", "`).
@@ -207,14 +195,15 @@ fn weighted(tokens: &[TokenFrame], flag: impl Fn(&TokenFrame) -> bool) -> f64 {
 /// Jank-type components × present types counted by distinct token; `tokens` yields the rows of each token.
 fn jank_type_counts<'a>(tokens: impl Iterator<Item = &'a [MetricRow]>) -> Vec<JankTypeCount> {
     let mut by_type: BTreeMap<&str, [u64; 7]> = BTreeMap::new();
-    // The token's (component, column): column 0 counts any present type, 1 + i the i-th of PRESENT_TYPES.
+    // The token's (component, column): column 0 counts any present type, 1 + i the i-th `PresentType` (in
+    // declaration order, the order of the metric's columns).
     let mut seen: Vec<(&str, usize)> = Vec::new();
     for rows in tokens {
         seen.clear();
         for r in rows {
             for c in r.components() {
                 seen.push((c, 0));
-                seen.extend(r.present.map(|p| (c, usize::from(p) + 1)));
+                seen.push((c, r.present as usize + 1));
             }
         }
         seen.sort_unstable();

@@ -84,7 +84,7 @@ impl Slice {
     }
     /// True if the frame was dropped (`Dropped Frame` in its jank type or present type).
     pub fn is_dropped(&self) -> bool {
-        self.jank_bits() & jank::bits::DROPPED != 0 || self.labels.present_type == Some(4)
+        self.jank_bits() & jank::bits::DROPPED != 0 || self.present_type() == PresentType::Dropped
     }
 }
 

@@ -40,8 +40,6 @@ pub const SEVERITY_NONE: i32 = 1;
 pub const SEVERITY_PARTIAL: i32 = 2;
 /// Proto `SEVERITY_FULL`: late or early by one render period or more.
 pub const SEVERITY_FULL: i32 = 3;
-/// Proto `PREDICTION_EXPIRED`.
-const PREDICTION_EXPIRED: i32 = 2;
 
 /// Classifier parameters: thresholds, periods and rules (AOSP `JankClassificationThresholds`, the frame's
 /// `mRefreshRate` / `mRenderRate`). All ns.
@@ -117,18 +115,30 @@ pub struct Label {
     pub severity: Option<i32>,
 }
 
+/// A frame's labels as Perfetto shows them: `jank_type` string, `present_type`, `jank_severity_type`. The form
+/// in which ftl's labels and SurfaceFlinger's are compared.
+pub type PerfettoLabels = (Cow<'static, str>, PresentType, Severity);
+
 impl Label {
-    /// Perfetto's `present_type` string.
-    pub fn present_type_name(&self) -> &'static str {
-        PresentType::of(Some(self.present_type)).name()
+    /// Perfetto's `present_type`.
+    pub fn perfetto_present_type(&self) -> PresentType {
+        PresentType::of(Some(self.present_type))
     }
     /// Perfetto's `jank_type` string.
     pub fn jank_type_name(&self) -> Cow<'static, str> {
         jank_type_name(self.jank_type)
     }
-    /// Perfetto's `jank_severity_type` string (its fallback when not traced).
-    pub fn severity_name(&self) -> &'static str {
-        Severity::of(self.severity, self.jank_type).name()
+    /// Perfetto's `jank_severity_type` (its fallback when not traced).
+    pub fn perfetto_severity(&self) -> Severity {
+        Severity::of(self.severity, self.jank_type)
+    }
+    /// All three, as Perfetto shows them.
+    pub fn perfetto(&self) -> PerfettoLabels {
+        (
+            self.jank_type_name(),
+            self.perfetto_present_type(),
+            self.perfetto_severity(),
+        )
     }
 }
 
@@ -743,9 +753,9 @@ mod tests {
         let l = classify_surface_frame(&surface(21, 51), &params(SfRules::A13));
         assert_eq!(
             (
-                l.present_type_name(),
+                l.perfetto_present_type().name(),
                 l.jank_type_name().as_ref(),
-                l.severity_name()
+                l.perfetto_severity().name()
             ),
             ("Late Present", "App Deadline Missed", "Unknown")
         );

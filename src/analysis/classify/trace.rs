@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::analysis::vsync::VsyncModel;
+use crate::model::jank::PredictionType;
 use crate::model::{Frames, LayerId, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -207,12 +208,9 @@ impl Input {
     }
 }
 
-/// Labels as strings: (jank type, present type, severity).
-type Traced = (Cow<'static, str>, &'static str, &'static str);
-
-/// SurfaceFlinger's labels of an actual slice, in the same form as [`Label`] (strings compared).
-fn traced(s: &Slice) -> Traced {
-    (s.jank_type(), s.present_type().name(), s.severity().name())
+/// SurfaceFlinger's labels of an actual slice, in the form [`Label::perfetto`] gives ftl's.
+fn traced(s: &Slice) -> PerfettoLabels {
+    (s.jank_type(), s.present_type(), s.severity())
 }
 
 /// Per-frame context for the search of a disagreement's reason.
@@ -227,11 +225,8 @@ struct Context {
 }
 
 /// The first reason whose alternative input reproduces SurfaceFlinger's label `want`.
-fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &Traced) -> Reason {
-    let matches = |i: &Input, p: &Params| {
-        let l = i.classify(p);
-        (l.jank_type_name(), l.present_type_name(), l.severity_name()) == *want
-    };
+fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &PerfettoLabels) -> Reason {
+    let matches = |i: &Input, p: &Params| i.classify(p).perfetto() == *want;
     let mut alternatives: Vec<(Reason, Input, Params)> = Vec::new();
     match *input {
         Input::Display(d) => {
@@ -370,10 +365,10 @@ pub fn classify_trace(
         };
         let Some(s) = actual(df.actual) else { continue };
         let exp = expected(df.expected);
-        let expired = s.labels.prediction_type.map(i32::from) == Some(PREDICTION_EXPIRED);
+        let expired = s.prediction_type() == PredictionType::Expired;
         let present = s.end_ns();
         let invalid_fence = rules.present_valid_needs_start() && invalid_fence_label(s);
-        let skipped = s.token == 0 && s.labels.present_type.map(i32::from) == Some(PRESENT_DROPPED);
+        let skipped = s.token == 0 && s.present_type() == PresentType::Dropped;
         let pred = exp.and_then(|e| {
             Some(TimelineItem {
                 start_ns: e.ts_ns,
@@ -467,8 +462,8 @@ pub fn classify_trace(
             .and_then(|d| frames.display.get(d))
             .and_then(|d| actual(d.actual));
         let exp = expected(f.expected);
-        let expired = s.labels.prediction_type.map(i32::from) == Some(PREDICTION_EXPIRED);
-        let dropped = s.labels.present_type.map(i32::from) == Some(PRESENT_DROPPED);
+        let expired = s.prediction_type() == PredictionType::Expired;
+        let dropped = s.present_type() == PresentType::Dropped;
         let key = (s.pid, s.layer);
         let latch = last_latch.get(&key).copied().unwrap_or(0);
         let updates_latch = s.labels.is_buffer != Some(false) || rules.bufferless_updates_latch();
@@ -564,11 +559,7 @@ fn invalid_fence_label(s: &Slice) -> bool {
 fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slice) {
     let label = input.classify(p);
     let want = traced(s);
-    let agrees = (
-        label.jank_type_name(),
-        label.present_type_name(),
-        label.severity_name(),
-    ) == want;
+    let agrees = label.perfetto() == want;
     out.label = Some(label);
     out.agrees = Some(agrees);
     if !agrees {
@@ -593,10 +584,11 @@ fn summarize<'a>(
             continue;
         };
         let (jank, present, severity) = traced(s);
+        let (derived_jank, derived_present, derived_severity) = label.perfetto();
         k.compared += 1;
-        k.jank_type_agreed += u64::from(label.jank_type_name() == jank);
-        k.present_type_agreed += u64::from(label.present_type_name() == present);
-        k.severity_agreed += u64::from(label.severity_name() == severity);
+        k.jank_type_agreed += u64::from(derived_jank == jank);
+        k.present_type_agreed += u64::from(derived_present == present);
+        k.severity_agreed += u64::from(derived_severity == severity);
         if d.agrees == Some(false) {
             k.disagreements += 1;
             *k.disagreement_reasons
