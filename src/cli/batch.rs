@@ -242,13 +242,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
     match args.format {
         BatchFormat::Text => {
             let text = render(&rows, &inputs.skipped, &summary, args);
-            match output {
-                Some(p) => std::fs::write(p, text).map_err(|e| Error::Output {
-                    path: p.to_path_buf(),
-                    cause: e.to_string(),
-                })?,
-                None => print!("{text}"),
-            }
+            crate::output::write_output(output, |w| w.write_all(text.as_bytes()))?;
         }
         BatchFormat::Csv | BatchFormat::Json | BatchFormat::Parquet => {
             let (format, path) = match (args.format, output) {

@@ -175,10 +175,10 @@ fn write(d: &Diff, format: DiffFormat, output: Option<&Path>) -> Result<()> {
         DiffFormat::Text => render::text(d),
         DiffFormat::Markdown => render::markdown(d),
         DiffFormat::Json => {
-            serde_json::to_string_pretty(d).map_err(|e| Error::Output {
-                path: output.unwrap_or(Path::new("<stdout>")).into(),
-                cause: e.to_string(),
-            })? + "\n"
+            return crate::output::write_output(output, |w| {
+                serde_json::to_writer_pretty(&mut *w, d)?;
+                writeln!(w)
+            })
         }
         DiffFormat::Csv | DiffFormat::Parquet => {
             let format = if format == DiffFormat::Csv {
@@ -189,16 +189,7 @@ fn write(d: &Diff, format: DiffFormat, output: Option<&Path>) -> Result<()> {
             return write_table(&mut to_dataframe(&d.rows)?, format, output);
         }
     };
-    match output {
-        Some(p) => std::fs::write(p, text).map_err(|e| Error::Output {
-            path: p.to_path_buf(),
-            cause: e.to_string(),
-        }),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    crate::output::write_output(output, |w| w.write_all(text.as_bytes()))
 }
 
 /// The picture's data: every frame duration of each side's layer rows (all runs), and the janky % of every

@@ -8,7 +8,6 @@ use crate::output::perfetto_tables::PerfettoTable;
 use crate::output::table::{write_rows, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -464,38 +463,19 @@ fn print_explanations(jank_type: Option<&str>) -> Result<()> {
 }
 
 fn write_report(analysis: &Analysis, format: ReportFormat, output: Option<&Path>) -> Result<()> {
-    let write_text = |body: String| match output {
-        Some(p) => std::fs::write(p, body).map_err(|e| Error::Output {
-            path: p.to_path_buf(),
-            cause: e.to_string(),
-        }),
-        None => {
-            print!("{body}");
-            Ok(())
-        }
-    };
     match format {
-        ReportFormat::Text => write_text(match analysis {
-            Analysis::Trace(report) => text::render(report),
-            Analysis::Capture(c) => text::render_capture(c),
-        }),
-        // Written as it is serialised: the per-frame lists of the pacing metrics make it megabytes.
-        ReportFormat::Json => {
-            let shown = output.unwrap_or(Path::new("<stdout>"));
-            let err = |cause: String| Error::Output {
-                path: shown.into(),
-                cause,
+        ReportFormat::Text => {
+            let text = match analysis {
+                Analysis::Trace(report) => text::render(report),
+                Analysis::Capture(c) => text::render_capture(c),
             };
-            let out: Box<dyn std::io::Write> = match output {
-                Some(p) => Box::new(std::fs::File::create(p).map_err(|e| err(e.to_string()))?),
-                None => Box::new(std::io::stdout().lock()),
-            };
-            let mut out = std::io::BufWriter::new(out);
-            serde_json::to_writer_pretty(&mut out, analysis).map_err(|e| err(e.to_string()))?;
-            writeln!(out)
-                .and_then(|()| out.flush())
-                .map_err(|e| err(e.to_string()))
+            crate::output::write_output(output, |w| w.write_all(text.as_bytes()))
         }
+        // Written as it is serialised: the per-frame lists of the pacing metrics make it megabytes.
+        ReportFormat::Json => crate::output::write_output(output, |w| {
+            serde_json::to_writer_pretty(&mut *w, analysis)?;
+            writeln!(w)
+        }),
         ReportFormat::Csv | ReportFormat::Parquet => {
             let dir = output.ok_or_else(|| {
                 Error::Usage("--format csv/parquet writes one file per table: give -o DIR".into())

@@ -17,8 +17,38 @@ use crate::analysis::{Analysis, Report};
 use crate::error::{Error, Result};
 use polars::prelude::DataFrame;
 use serde::Serialize;
+use std::io::Write;
 use std::path::Path;
 use table::{to_dataframe, write_rows, TableFormat};
+
+/// Where a command writes: the file at `path`, created, or stdout when `None`. Errors: [`Error::Output`] naming
+/// the file.
+pub fn open_output(path: Option<&Path>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| output_error(Some(p), e))?),
+        None => Box::new(std::io::stdout().lock()),
+    })
+}
+
+/// Lets `write` fill the output of `path` (stdout when `None`) through a buffer, then flushes it, so that a large
+/// report goes out as it is made. Errors: [`Error::Output`] naming the file (`<stdout>`) and the cause; a closed
+/// pipe is one of them, which the command line treats as success.
+pub fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut out = std::io::BufWriter::new(open_output(path)?);
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(|e| output_error(path, e))
+}
+
+fn output_error(path: Option<&Path>, e: impl std::fmt::Display) -> Error {
+    Error::Output {
+        path: path.unwrap_or(Path::new("<stdout>")).to_path_buf(),
+        cause: e.to_string(),
+    }
+}
 
 /// A row of the `jank_types` table: one process × jank-type component of Perfetto's metric.
 #[derive(Debug, Clone, Default, Serialize)]

@@ -166,17 +166,13 @@ fn with_sink(
     path: Option<&Path>,
     fill: impl FnOnce(&mut Sink) -> Result<(), String>,
 ) -> Result<()> {
-    let shown = path.map_or_else(|| "<stdout>".into(), Path::to_path_buf);
+    if path.is_none() && format == TableFormat::Parquet {
+        return Err(Error::Usage("Parquet output needs -o FILE".into()));
+    }
+    let out = super::open_output(path)?;
     let err = |cause: String| Error::Output {
-        path: shown.clone(),
+        path: path.map_or_else(|| "<stdout>".into(), Path::to_path_buf),
         cause,
-    };
-    let out: Box<dyn Write> = match path {
-        Some(p) => Box::new(File::create(p).map_err(|e| err(e.to_string()))?),
-        None if format == TableFormat::Parquet => {
-            return Err(Error::Usage("Parquet output needs -o FILE".into()))
-        }
-        None => Box::new(std::io::stdout().lock()),
     };
     let mut sink = Sink {
         format,

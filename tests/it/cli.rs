@@ -265,3 +265,30 @@ fn layer_objects_have_each_field_once() {
     once::<ftl::analysis::capture::CaptureLayer>("capture layer");
     once::<ftl::batch::TriageRow>("triage row");
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // `ftl … | head`: the reader closes the pipe while ftl still writes (both reports exceed a pipe's 64 KiB).
+    let trace = shared()
+        .join("traces")
+        .join("pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace");
+    let trace = trace.to_str().unwrap();
+    for args in [
+        vec!["analyze", trace, "--format", "json"],
+        vec!["diff", trace, trace, "--format", "json"],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ftl"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
