@@ -79,7 +79,7 @@ impl Slice {
         if self.kind.is_display() {
             jank::display_frame_jank_tag(self.jank_bits())
         } else {
-            jank::surface_frame_jank_tag(self.jank_bits(), self.labels.present_type.map(i32::from))
+            jank::surface_frame_jank_tag(self.jank_bits(), self.present_type())
         }
     }
     /// True if the frame was dropped (`Dropped Frame` in its jank type or present type).

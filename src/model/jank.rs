@@ -315,7 +315,7 @@ pub fn display_frame_jank_tag(jank_type: i32) -> JankTag {
 }
 
 /// Jank tag of an actual SurfaceFrame (Perfetto `CalculateSurfaceFrameJankTag`).
-pub fn surface_frame_jank_tag(jank_type: i32, present_type: Option<i32>) -> JankTag {
+pub fn surface_frame_jank_tag(jank_type: i32, present_type: PresentType) -> JankTag {
     let app_janky = !matches!(
         jank_type,
         0 | bits::NONE | bits::NON_ANIMATING | bits::DISPLAY_NOT_ON
@@ -330,7 +330,7 @@ pub fn surface_frame_jank_tag(jank_type: i32, present_type: Option<i32>) -> Jank
         JankTag::BufferStuffing
     } else if jank_type == bits::SF_STUFFING {
         JankTag::SurfaceFlingerStuffing
-    } else if present_type == Some(4) {
+    } else if present_type == PresentType::Dropped {
         JankTag::DroppedFrame
     } else if non_perceivable(jank_type) {
         JankTag::NonPerceivable
@@ -366,29 +366,29 @@ mod tests {
             JankTag::SelfJank
         );
         assert_eq!(
-            surface_frame_jank_tag(bits::SF_SCHEDULING, Some(3)),
+            surface_frame_jank_tag(bits::SF_SCHEDULING, PresentType::Early),
             JankTag::OtherJank
         );
         assert_eq!(display_frame_jank_tag(bits::UNKNOWN), JankTag::NoJank);
         assert_eq!(
-            surface_frame_jank_tag(bits::UNKNOWN, Some(5)),
+            surface_frame_jank_tag(bits::UNKNOWN, PresentType::Unknown),
             JankTag::SelfJank
         );
         assert_eq!(display_frame_jank_tag(bits::DROPPED), JankTag::DroppedFrame);
         assert_eq!(
-            surface_frame_jank_tag(bits::DROPPED, Some(1)),
+            surface_frame_jank_tag(bits::DROPPED, PresentType::OnTime),
             JankTag::NoJank
         );
         assert_eq!(
-            surface_frame_jank_tag(bits::DROPPED, Some(4)),
+            surface_frame_jank_tag(bits::DROPPED, PresentType::Dropped),
             JankTag::DroppedFrame
         );
         assert_eq!(
-            surface_frame_jank_tag(bits::SF_STUFFING, Some(2)),
+            surface_frame_jank_tag(bits::SF_STUFFING, PresentType::Late),
             JankTag::SurfaceFlingerStuffing
         );
         assert_eq!(
-            surface_frame_jank_tag(bits::BUFFER_STUFFING, Some(2)),
+            surface_frame_jank_tag(bits::BUFFER_STUFFING, PresentType::Late),
             JankTag::BufferStuffing
         );
         assert_eq!(
