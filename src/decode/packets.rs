@@ -11,7 +11,7 @@ use super::event::{
 use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::staged::Batch;
-use super::wire::{Framing, WireError, WireReader, LEN, VARINT};
+use super::wire::{Bytes, Framing, WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
 use flate2::bufread::ZlibDecoder;
 use prost::Message;
@@ -35,23 +35,21 @@ const F_FRAME_TIMELINE_EVENT: u32 = 76;
 const F_TRACK_EVENT: u32 = 11;
 const F_TRACK_DESCRIPTOR: u32 = 60;
 
-/// The fields of one TracePacket that ftl keeps (`None` = absent). Unneeded fields are never copied, and
-/// `ftrace_events` (most of a trace's bytes) is walked where it lies as it is read ([`read_fields`]).
+/// The fields of one TracePacket that ftl keeps (`None` = absent), borrowed from the packet's bytes. Unneeded
+/// fields are skipped, and `ftrace_events` (most of a trace's bytes) is walked as it is read ([`read_fields`]).
 #[derive(Default)]
-struct PacketFields {
+struct PacketFields<'a> {
     timestamp: Option<u64>,
     clock_id: Option<u32>,
     sequence_id: Option<u32>,
-    frame_timeline: Option<Vec<u8>>,
-    process_tree: Option<Vec<u8>>,
-    clock_snapshot: Option<Vec<u8>>,
-    system_info: Option<Vec<u8>>,
-    compressed: Option<Vec<u8>>,
-    defaults: Option<Vec<u8>>,
-    track_event: Option<Vec<u8>>,
-    track_descriptor: Option<Vec<u8>>,
-    /// An `ftrace_events` bundle that straddles the reader's buffers, copied whole.
-    scratch: Vec<u8>,
+    frame_timeline: Option<&'a [u8]>,
+    process_tree: Option<&'a [u8]>,
+    clock_snapshot: Option<&'a [u8]>,
+    system_info: Option<&'a [u8]>,
+    compressed: Option<&'a [u8]>,
+    defaults: Option<&'a [u8]>,
+    track_event: Option<&'a [u8]>,
+    track_descriptor: Option<&'a [u8]>,
 }
 
 /// An event waiting for a ClockSnapshot that relates its clock to the trace clock.
@@ -138,13 +136,15 @@ impl<'s> PacketDecoder<'s> {
         outcome.map(|()| self.summary)
     }
 
-    /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`.
+    /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`. Each packet is read in
+    /// place in the reader's buffer (copied first only when it straddles two buffers), so its fields are read
+    /// without a call into the reader.
     fn packets<R: BufRead>(
         &mut self,
         wire: &mut WireReader<R>,
         depth: u32,
     ) -> Result<(), DecodeError> {
-        let mut fields = PacketFields::default();
+        let mut scratch = Vec::new();
         loop {
             let packet = self.summary.packets;
             let start = wire.offset();
@@ -170,31 +170,24 @@ impl<'s> PacketDecoder<'s> {
                     return Err(fail(start, format!("{what}{}", describe(e))));
                 }
             };
-            let end = wire.offset() + len;
             self.summary.packets += 1;
-            let mut ftrace = |bundle: &[u8]| self.ftrace(bundle);
-            match read_fields(wire, len, &mut fields, &mut ftrace) {
-                Ok(()) => {}
+            match wire.with_bytes(len, &mut scratch, |bytes| self.packet(bytes, depth)) {
+                Ok(handled) => handled?,
                 Err(WireError::Truncated) => return self.truncated(start, depth),
-                Err(WireError::Malformed(_)) => {
-                    // The packet is corrupt but its length is known: skip the rest and go on.
-                    self.summary.malformed_packets += 1;
-                    let rest = end.saturating_sub(wire.offset());
-                    match wire.skip(rest) {
-                        Ok(()) => continue,
-                        Err(WireError::Truncated) => return self.truncated(start, depth),
-                        Err(e) => return Err(fail(wire.offset(), describe(e))),
-                    }
-                }
                 Err(e) => return Err(fail(wire.offset(), describe(e))),
             }
-            if wire.offset() != end {
-                return Err(fail(
-                    start,
-                    "packet fields overrun the packet length".into(),
-                ));
+        }
+    }
+
+    /// One packet's bytes: its fields read (a malformed packet is counted and skipped), then handled.
+    fn packet(&mut self, bytes: &[u8], depth: u32) -> Result<(), DecodeError> {
+        let mut ftrace = |bundle: &[u8]| self.ftrace(bundle);
+        match read_fields(bytes, &mut ftrace) {
+            Ok(fields) => self.handle(&fields, depth),
+            Err(_) => {
+                self.summary.malformed_packets += 1;
+                Ok(())
             }
-            self.handle(&fields, depth)?;
         }
     }
 
@@ -208,16 +201,16 @@ impl<'s> PacketDecoder<'s> {
     }
 
     /// Turns the kept fields of one packet into events.
-    fn handle(&mut self, fields: &PacketFields, depth: u32) -> Result<(), DecodeError> {
+    fn handle(&mut self, fields: &PacketFields<'_>, depth: u32) -> Result<(), DecodeError> {
         if let (Some(bytes), Some(seq)) = (&fields.defaults, fields.sequence_id) {
-            if let Ok(d) = proto::TracePacketDefaults::decode(bytes.as_slice()) {
+            if let Ok(d) = proto::TracePacketDefaults::decode(*bytes) {
                 if let Some(clock) = d.timestamp_clock_id {
                     self.default_clock.insert(seq, clock);
                 }
             }
         }
         if let Some(bytes) = &fields.clock_snapshot {
-            match proto::ClockSnapshot::decode(bytes.as_slice()) {
+            match proto::ClockSnapshot::decode(*bytes) {
                 Ok(s) => {
                     let clocks = s
                         .clocks
@@ -236,19 +229,19 @@ impl<'s> PacketDecoder<'s> {
             self.hand_on_if(full);
         }
         if let Some(bytes) = &fields.system_info {
-            match proto::SystemInfo::decode(bytes.as_slice()) {
+            match proto::SystemInfo::decode(*bytes) {
                 Ok(info) => self.emit(Event::SystemInfo(system_info(info))),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
         if let Some(bytes) = &fields.frame_timeline {
-            match proto::FrameTimelineEvent::decode(bytes.as_slice()) {
+            match proto::FrameTimelineEvent::decode(*bytes) {
                 Ok(ev) => self.frame_timeline(fields, frame_timeline_event(ev)),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
         if let Some(bytes) = &fields.track_descriptor {
-            match proto::TrackDescriptor::decode(bytes.as_slice()) {
+            match proto::TrackDescriptor::decode(*bytes) {
                 Ok(d) => {
                     if let Some(uuid) = d.uuid {
                         let thread = d.thread.as_ref();
@@ -269,14 +262,14 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         if let Some(bytes) = &fields.track_event {
-            match proto::TrackEvent::decode(bytes.as_slice()) {
+            match proto::TrackEvent::decode(*bytes) {
                 Ok(e) => self.track_event(fields, e),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
         if let Some(bytes) = &fields.compressed {
             self.summary.compressed_chunks += 1;
-            let inflated = BufReader::new(ZlibDecoder::new(bytes.as_slice()));
+            let inflated = BufReader::new(ZlibDecoder::new(*bytes));
             let mut inner = WireReader::new(inflated);
             let outer_packet = self.summary.packets.saturating_sub(1);
             self.packets(&mut inner, depth + 1)
@@ -376,7 +369,7 @@ impl<'s> PacketDecoder<'s> {
     }
 
     /// A TrackEvent slice begin / end / instant on a described track (counters and default tracks are skipped).
-    fn track_event(&mut self, fields: &PacketFields, e: proto::TrackEvent) {
+    fn track_event(&mut self, fields: &PacketFields<'_>, e: proto::TrackEvent) {
         let phase = match e.r#type {
             Some(1) => TrackEventPhase::Begin,
             Some(2) => TrackEventPhase::End,
@@ -404,7 +397,7 @@ impl<'s> PacketDecoder<'s> {
 
     /// The packet's timestamp and its clock (packet, sequence default, else the trace clock); `None` (counted)
     /// for a packet without timestamp.
-    fn packet_time(&mut self, fields: &PacketFields) -> Option<(u32, u64)> {
+    fn packet_time(&mut self, fields: &PacketFields<'_>) -> Option<(u32, u64)> {
         let Some(raw) = fields.timestamp else {
             self.summary.missing_timestamps += 1;
             return None;
@@ -419,7 +412,7 @@ impl<'s> PacketDecoder<'s> {
         Some((clock, raw))
     }
 
-    fn frame_timeline(&mut self, fields: &PacketFields, event: FrameTimelineEvent) {
+    fn frame_timeline(&mut self, fields: &PacketFields<'_>, event: FrameTimelineEvent) {
         let Some((clock, raw)) = self.packet_time(fields) else {
             return;
         };
@@ -451,25 +444,19 @@ fn read_packet_header<R: BufRead>(wire: &mut WireReader<R>) -> Result<u64, WireE
     Ok(len)
 }
 
-/// Reads the fields of one packet of `len` bytes, copying only the ones ftl needs; `ftrace` is given the
-/// `ftrace_events` bundle as soon as it is read, in the reader's buffer when it lies there whole.
-fn read_fields<R: BufRead>(
-    wire: &mut WireReader<R>,
-    len: u64,
-    f: &mut PacketFields,
+/// Reads the fields of one packet, keeping only the ones ftl needs; `ftrace` is given each `ftrace_events`
+/// bundle as it is read. Errors: a field that overruns the packet or has the wrong wire type (malformed).
+fn read_fields<'a>(
+    packet: &'a [u8],
     ftrace: &mut dyn FnMut(&[u8]),
-) -> Result<(), WireError> {
-    *f = PacketFields {
-        scratch: std::mem::take(&mut f.scratch),
-        ..PacketFields::default()
-    };
-    let end = wire.offset() + len;
-    while wire.offset() < end {
+) -> Result<PacketFields<'a>, WireError> {
+    let mut f = PacketFields::default();
+    let mut wire = Bytes::new(packet);
+    while !wire.at_eof() {
         let (field, wire_type) = wire.key()?;
         let slot = match field {
             F_FTRACE_EVENTS => {
-                let n = field_len(wire, field, wire_type, end)?;
-                wire.with_bytes(n, &mut f.scratch, &mut *ftrace)?;
+                ftrace(len_field(&mut wire, field, wire_type)?);
                 continue;
             }
             F_TRACK_EVENT => &mut f.track_event,
@@ -494,40 +481,19 @@ fn read_fields<R: BufRead>(
                 continue;
             }
         };
-        let n = field_len(wire, field, wire_type, end)?;
-        wire.read_into(n, slot.get_or_insert_with(Vec::new))?;
+        *slot = Some(len_field(&mut wire, field, wire_type)?);
     }
-    if wire.offset() > end {
-        return Err(WireError::Malformed(
-            "last field overruns its packet".into(),
-        ));
-    }
-    Ok(())
+    Ok(f)
 }
 
-/// The length of length-delimited `field` (its key just read), which must end by the packet's `end`.
-fn field_len<R: BufRead>(
-    wire: &mut WireReader<R>,
-    field: u32,
-    wire_type: u8,
-    end: u64,
-) -> Result<u64, WireError> {
+/// The value of length-delimited `field` (its key just read), which must end within the packet.
+fn len_field<'a>(wire: &mut Bytes<'a>, field: u32, wire_type: u8) -> Result<&'a [u8], WireError> {
     if wire_type != LEN {
         return Err(WireError::Malformed(format!(
             "field {field} has wire type {wire_type}"
         )));
     }
-    let n = wire.varint()?;
-    if wire
-        .offset()
-        .checked_add(n)
-        .is_none_or(|field_end| field_end > end)
-    {
-        return Err(WireError::Malformed(format!(
-            "field {field} overruns its packet"
-        )));
-    }
-    Ok(n)
+    wire.bytes()
 }
 
 fn describe(e: WireError) -> String {
