@@ -153,10 +153,23 @@ impl<'s> PacketDecoder<'s> {
                 packet,
                 kind,
             };
-            match wire.at_eof() {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(e) => return Err(fail(start, describe(e))),
+            // The usual case: the packet lies whole in the reader's buffer, read there with one call into the
+            // reader. Else (the end of the buffer, or bad framing to report) it is read the general way.
+            let buffer = wire.buffer().map_err(|e| fail(start, describe(e)))?;
+            if buffer.is_empty() {
+                return Ok(());
+            }
+            let mut head = Bytes::new(buffer);
+            if let Some(bytes) = read_packet_header(&mut head)
+                .ok()
+                .and_then(|len| buffer[head.pos..].get(..len as usize))
+            {
+                let n = head.pos + bytes.len();
+                self.summary.packets += 1;
+                let handled = self.packet(bytes, depth);
+                wire.consume(n);
+                handled?;
+                continue;
             }
             let len = match read_packet_header(wire) {
                 Ok(len) => len,
@@ -428,7 +441,7 @@ impl<'s> PacketDecoder<'s> {
 }
 
 /// Reads the key and length of the next `Trace.packet`.
-fn read_packet_header<R: BufRead>(wire: &mut WireReader<R>) -> Result<u64, WireError> {
+fn read_packet_header(wire: &mut impl Framing) -> Result<u64, WireError> {
     let (field, wire_type) = wire.key()?;
     if (field, wire_type) != (1, LEN) {
         return Err(WireError::Malformed(format!(

@@ -56,7 +56,19 @@ impl<R: BufRead> WireReader<R> {
 
     /// True when no byte is left.
     pub fn at_eof(&mut self) -> Result<bool, WireError> {
-        Ok(self.inner.fill_buf()?.is_empty())
+        Ok(self.buffer()?.is_empty())
+    }
+
+    /// The bytes the reader holds from the current position (empty at the end), to be read in place and then
+    /// [`consume`](WireReader::consume)d.
+    pub fn buffer(&mut self) -> Result<&[u8], WireError> {
+        Ok(self.inner.fill_buf()?)
+    }
+
+    /// Moves past `n` bytes of [`WireReader::buffer`].
+    pub fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+        self.offset += n as u64;
     }
 
     fn next_byte(&mut self) -> Result<u8, WireError> {
