@@ -296,24 +296,27 @@ fn identify_processes(
     layer_names: &[String],
     names: &FxHashMap<i32, (String, Option<i32>)>,
 ) -> BTreeMap<i32, Process> {
-    let mut layer_votes: BTreeMap<i32, BTreeMap<String, usize>> = BTreeMap::new();
+    // Slices per pid and layer, then each distinct layer name read once.
+    let mut layer_counts: BTreeMap<i32, FxHashMap<usize, usize>> = BTreeMap::new();
     let mut display_owners = FxHashSet::default();
     for s in expected.iter().chain(actual) {
         if s.kind.is_display() {
             display_owners.insert(s.pid);
         }
-        let votes = layer_votes.entry(s.pid).or_default();
-        if let Some(app) = s
-            .layer
-            .and_then(|l| layer_names.get(layer_index(l)))
-            .and_then(|n| app_from_layer_name(n))
-        {
-            *votes.entry(app).or_default() += 1;
+        let counts = layer_counts.entry(s.pid).or_default();
+        if let Some(l) = s.layer {
+            *counts.entry(layer_index(l)).or_default() += 1;
         }
     }
-    layer_votes
+    layer_counts
         .into_iter()
-        .map(|(pid, votes)| {
+        .map(|(pid, counts)| {
+            let mut votes: BTreeMap<String, usize> = BTreeMap::new();
+            for (layer, n) in counts {
+                if let Some(app) = layer_names.get(layer).and_then(|n| app_from_layer_name(n)) {
+                    *votes.entry(app).or_default() += n;
+                }
+            }
             let is_surfaceflinger = display_owners.contains(&pid);
             let (name, name_source, uid) = if let Some((name, uid)) = names.get(&pid) {
                 (name.clone(), NameSource::ProcessTree, *uid)

@@ -25,6 +25,9 @@ pub struct TsOrder<T> {
     sorted: usize,
     /// False once a run reached further back than [`MAX_OVERLAP`]: the rest waits for one whole sort.
     incremental: bool,
+    /// A run's `(timestamp, place in the run)` keys, and the run in order, while it is sorted.
+    keys: Vec<(i64, u32)>,
+    scratch: Vec<(i64, T)>,
 }
 
 impl<T> Default for TsOrder<T> {
@@ -33,6 +36,8 @@ impl<T> Default for TsOrder<T> {
             items: Vec::new(),
             sorted: 0,
             incremental: true,
+            keys: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -59,7 +64,16 @@ impl<T: Copy> TsOrder<T> {
     /// Sorts the records pushed since the last call and merges them into the sorted prefix.
     fn settle(&mut self) {
         let (prefix, run) = self.items.split_at_mut(self.sorted);
-        run.sort_by_key(|(ts, _)| *ts);
+        // A stable sort by timestamp, as an unstable sort of 16-byte keys that are unique (their place breaks
+        // ties) and one gather: cheaper than moving the records through a stable sort's merges.
+        self.keys.clear();
+        self.keys
+            .extend(run.iter().zip(0u32..).map(|((ts, _), i)| (*ts, i)));
+        self.keys.sort_unstable();
+        self.scratch.clear();
+        self.scratch
+            .extend(self.keys.iter().map(|&(_, i)| run[i as usize]));
+        run.copy_from_slice(&self.scratch);
         let Some(&(oldest, _)) = run.first() else {
             return;
         };
@@ -134,6 +148,8 @@ mod tests {
         want.sort_by_key(|(ts, _)| *ts);
         let probe = TsOrder {
             items: order.items.clone(),
+            keys: Vec::new(),
+            scratch: Vec::new(),
             ..order
         };
         let got: Vec<(i64, usize)> = probe.into_ascending().collect();
