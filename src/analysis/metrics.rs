@@ -393,13 +393,11 @@ fn summarize_layer(
 ) -> LayerSummary {
     let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
     let janky = count(&|r| r.labels.jank_tag.is_janky());
-    let mut jank_tags: BTreeMap<String, u64> = BTreeMap::new();
+    let mut jank_tags: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut late_stages: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut components: BTreeMap<String, u64> = BTreeMap::new();
+    let mut components: BTreeMap<&str, u64> = BTreeMap::new();
     for r in frames {
-        *jank_tags
-            .entry(r.labels.jank_tag.name().to_string())
-            .or_default() += 1;
+        *jank_tags.entry(r.labels.jank_tag.name()).or_default() += 1;
         if let Some(stage) = r.late_stage {
             *late_stages.entry(stage.name()).or_default() += 1;
         }
@@ -409,10 +407,17 @@ fn summarize_layer(
             .split(", ")
             .filter(|c| !matches!(*c, "None" | ""))
         {
-            *components.entry(c.to_string()).or_default() += 1;
+            *components.entry(c).or_default() += 1;
         }
     }
-    let mut top: Vec<(String, u64)> = components.into_iter().collect();
+    let jank_tags = jank_tags
+        .into_iter()
+        .map(|(tag, n)| (tag.to_string(), n))
+        .collect();
+    let mut top: Vec<(String, u64)> = components
+        .into_iter()
+        .map(|(c, n)| (c.to_string(), n))
+        .collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     top.truncate(3);
     let FrameTimes {
