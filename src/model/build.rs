@@ -7,7 +7,7 @@ use super::frame::{
     app_from_layer_name, layer_index, ImportStats, LayerId, NameSource, Process, Slice, Timeline,
 };
 use super::order::TsOrder;
-use super::sections::{SectionFilter, SectionsBuilder};
+use super::sections::{AppSections, SectionFilter, SectionsBuilder};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
@@ -159,8 +159,20 @@ impl TimelineBuilder {
 
     /// Pairs the events into slices in timestamp order (stable, so ties keep packet order).
     pub fn build(mut self) -> Timeline {
-        // The app sections first: their per-thread lines are freed before the slices are allocated.
-        let app = std::mem::take(&mut self.sections).build();
+        let sections = std::mem::take(&mut self.sections);
+        std::thread::scope(|scope| {
+            // The app sections are paired on a second core while this thread pairs the FrameTimeline events.
+            let app = scope.spawn(move || sections.build());
+            let frames = self.pair();
+            let app = app
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Timeline { app, ..frames }
+        })
+    }
+
+    /// The FrameTimeline events paired into slices, and what the model knows of processes; no app sections.
+    fn pair(mut self) -> Timeline {
         self.labels.shrink_to_fit();
         let mut stats = ImportStats::default();
         let starts = |expected: bool| {
@@ -278,7 +290,7 @@ impl TimelineBuilder {
             processes,
             system_info: self.system_info,
             stats,
-            app,
+            app: AppSections::default(),
             process_names: self
                 .names
                 .into_iter()
