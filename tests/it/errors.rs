@@ -158,6 +158,26 @@ fn corruption_inside_packets_is_counted_not_fatal() {
 }
 
 #[test]
+fn a_field_running_past_its_packet_is_malformed_and_the_next_packets_are_read() {
+    let good = ftl::synth::Pipeline {
+        frames: 10,
+        late: vec![],
+        ..Default::default()
+    }
+    .build()
+    .bytes();
+    let alone = ftl::load_path(&write_tmp(&good)).unwrap();
+    // A 3-byte packet whose timestamp varint (field 8) is still open at the packet's end, then the trace.
+    let mut bytes = vec![0x0a, 3, 0x40, 0x80, 0x80];
+    bytes.extend(&good);
+    let trace = ftl::load_path(&write_tmp(&bytes)).unwrap();
+    assert_eq!(trace.decode.malformed_packets, 1);
+    assert_eq!(trace.decode.packets, alone.decode.packets + 1);
+    assert_eq!(trace.timeline.actual, alone.timeline.actual);
+    assert_eq!(trace.timeline.expected, alone.timeline.expected);
+}
+
+#[test]
 fn lengths_past_any_file_are_malformed_or_truncated_not_a_crash() {
     let t = ftl::synth::Pipeline {
         frames: 10,
