@@ -258,39 +258,40 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     // The metric, the app sections' work and Macrobenchmark's numbers on a second core while this thread links
     // and classifies (what it allocates lives on, in this thread's heap); all before the per-frame rows, so that
     // their working sets are freed first.
-    let ((metric, work, macrobenchmark), (vsync, linked, classification)) = std::thread::scope(|scope| {
-        let aside = scope.spawn(|| {
-            let metric = metrics::frame_timeline_metric(&timeline);
-            let work = {
-                use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
-                let sections = |prefix| frame_sections(&timeline.app, prefix);
-                app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
+    let ((metric, work, macrobenchmark), (vsync, linked, classification)) =
+        std::thread::scope(|scope| {
+            let aside = scope.spawn(|| {
+                let metric = metrics::frame_timeline_metric(&timeline);
+                let work = {
+                    use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+                    let sections = |prefix| frame_sections(&timeline.app, prefix);
+                    app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
+                };
+                let macrobenchmark = config
+                    .macrobenchmark
+                    .as_deref()
+                    .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
+                (metric, work, macrobenchmark)
+            });
+            let here = {
+                let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
+                let rules = config.sf_rules.map_or_else(
+                    || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
+                    |r| (r, "forced".to_string()),
+                );
+                let options = classify::Options {
+                    present_threshold_ns: config.present_threshold_ns,
+                    rules,
+                };
+                let linked = timeline.link();
+                let classification = classify::classify_trace(&timeline, &linked, &vsync, &options);
+                (vsync, linked, classification)
             };
-            let macrobenchmark = config
-                .macrobenchmark
-                .as_deref()
-                .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
-            (metric, work, macrobenchmark)
+            let aside = aside
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (aside, here)
         });
-        let here = {
-            let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
-            let rules = config.sf_rules.map_or_else(
-                || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
-                |r| (r, "forced".to_string()),
-            );
-            let options = classify::Options {
-                present_threshold_ns: config.present_threshold_ns,
-                rules,
-            };
-            let linked = timeline.link();
-            let classification = classify::classify_trace(&timeline, &linked, &vsync, &options);
-            (vsync, linked, classification)
-        };
-        let aside = aside
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (aside, here)
-    });
     let (mut processes, totals) = metric;
     let counts = LinkCounts::of(&linked);
     let classify::Classification {
