@@ -185,11 +185,14 @@ pub fn sf_period_ns(hz: f32) -> i64 {
 /// Phase offsets from work durations, as SurfaceFlinger derives the printed "phase" values in work-duration
 /// mode (A16 `Scheduler/VsyncConfiguration.cpp` `WorkDuration::constructOffsets`, same in A12):
 /// `sf = T − sfWork mod T` (minus T when sfWork ≥ T), `app = T − (appWork + sfWork) mod T`.
-/// `None` when `period_ns ≤ 0`.
+/// `None` when `period_ns ≤ 0` or the work durations' sum overflows.
 pub fn phase_offsets(period_ns: i64, durations: WorkDurations) -> Option<PhaseOffsets> {
     let t = period_ns;
     let sf_rem = durations.sf_work_ns.checked_rem(t).filter(|_| t > 0)?;
-    let app_rem = (durations.app_work_ns + durations.sf_work_ns).checked_rem(t)?;
+    let app_rem = durations
+        .app_work_ns
+        .checked_add(durations.sf_work_ns)?
+        .checked_rem(t)?;
     let sf_offset_ns = if durations.sf_work_ns >= t {
         t - sf_rem - t
     } else {
@@ -521,8 +524,12 @@ fn snapped_period(measured_ns: i64) -> i64 {
         return measured_ns;
     }
     let hz = (1e9 / measured_ns as f64).round();
+    if hz < 1.0 {
+        // Longer than a second: no whole rate to snap to.
+        return measured_ns;
+    }
     let snapped = sf_period_ns(hz as f32);
-    if (snapped - measured_ns).abs() * 100 <= measured_ns {
+    if (i128::from(snapped) - i128::from(measured_ns)).abs() * 100 <= i128::from(measured_ns) {
         snapped
     } else {
         measured_ns
@@ -532,6 +539,21 @@ fn snapped_period(measured_ns: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn periods_and_offsets_of_absurd_traces_stay_in_range() {
+        // A fuzzer's trace: DisplayFrames 8.6 s apart. No whole rate is within 1 % (this overflowed, and gave
+        // i64::MAX in a release build), nor near i64::MAX.
+        for measured in [8_606_601_259, i64::MAX / 2, i64::MAX] {
+            assert_eq!(snapped_period(measured), measured);
+        }
+        assert_eq!(snapped_period(16_600_000), 16_666_667);
+        let huge = WorkDurations {
+            sf_work_ns: i64::MAX - 5,
+            app_work_ns: i64::MAX - 5,
+        };
+        assert_eq!(phase_offsets(16_666_666, huge), None);
+    }
 
     #[test]
     fn sf_period_is_computed_in_float_like_fps_from_value() {
