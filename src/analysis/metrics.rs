@@ -317,7 +317,7 @@ pub struct LayerSummary {
     /// Late but smooth (`Buffer Stuffing` / `SurfaceFlinger Stuffing` tags).
     pub stuffed_frames: u64,
     /// Frames per jank tag (Perfetto strings).
-    pub jank_tags: BTreeMap<String, u64>,
+    pub jank_tags: BTreeMap<&'static str, u64>,
     /// Late frames per stage that made them late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
     /// `stuffing`; ftl's stage blame, `analysis::app::blame::late_stage`). Stages without frames are left out.
     pub late_stages: BTreeMap<&'static str, u64>,
@@ -410,10 +410,6 @@ fn summarize_layer(
             *components.entry(c).or_default() += 1;
         }
     }
-    let jank_tags = jank_tags
-        .into_iter()
-        .map(|(tag, n)| (tag.to_string(), n))
-        .collect();
     let mut top: Vec<(String, u64)> = components
         .into_iter()
         .map(|(c, n)| (c.to_string(), n))

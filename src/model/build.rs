@@ -163,16 +163,16 @@ impl TimelineBuilder {
         std::thread::scope(|scope| {
             // The app sections are paired on a second core while this thread pairs the FrameTimeline events.
             let app = scope.spawn(move || sections.build());
-            let frames = self.pair();
-            let app = app
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Timeline { app, ..frames }
+            self.pair(|| {
+                app.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
         })
     }
 
-    /// The FrameTimeline events paired into slices, and what the model knows of processes; no app sections.
-    fn pair(mut self) -> Timeline {
+    /// The FrameTimeline events paired into slices, with what the model knows of processes and the app sections
+    /// `app` gives once the slices are paired.
+    fn pair(mut self, app: impl FnOnce() -> AppSections) -> Timeline {
         self.labels.shrink_to_fit();
         let mut stats = ImportStats::default();
         let starts = |expected: bool| {
@@ -290,7 +290,7 @@ impl TimelineBuilder {
             processes,
             system_info: self.system_info,
             stats,
-            app: AppSections::default(),
+            app: app(),
             process_names: self
                 .names
                 .into_iter()
