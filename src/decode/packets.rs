@@ -153,25 +153,12 @@ impl<'s> PacketDecoder<'s> {
                 packet,
                 kind,
             };
-            // The usual case: the packet lies whole in the reader's buffer, read there with one call into the
-            // reader. Else (the end of the buffer, or bad framing to report) it is read the general way.
-            let buffer = wire.buffer().map_err(|e| fail(start, describe(e)))?;
-            if buffer.is_empty() {
-                return Ok(());
+            match wire.at_eof() {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => return Err(fail(start, describe(e))),
             }
-            let mut head = Bytes::new(buffer);
-            if let Some(bytes) = read_packet_header(&mut head)
-                .ok()
-                .and_then(|len| buffer[head.pos..].get(..len as usize))
-            {
-                let n = head.pos + bytes.len();
-                self.summary.packets += 1;
-                let handled = self.packet(bytes, depth);
-                wire.consume(n);
-                handled?;
-                continue;
-            }
-            let len = match read_packet_header(wire) {
+            let len = match header_in_place(wire).map_or_else(|| read_packet_header(wire), Ok) {
                 Ok(len) => len,
                 Err(WireError::Truncated) => return self.truncated(start, depth),
                 Err(e) => {
@@ -438,6 +425,17 @@ impl<'s> PacketDecoder<'s> {
             self.timed(clock, raw, event);
         }
     }
+}
+
+/// The key and length of the next `Trace.packet` read where they lie in the reader's buffer (one call into the
+/// reader), and consumed; `None` when they straddle its end or are not a packet's, to be read (and reported)
+/// the general way.
+fn header_in_place<R: BufRead>(wire: &mut WireReader<R>) -> Option<u64> {
+    let mut head = Bytes::new(wire.buffer().ok()?);
+    let len = read_packet_header(&mut head).ok()?;
+    let n = head.pos;
+    wire.consume(n);
+    Some(len)
 }
 
 /// Reads the key and length of the next `Trace.packet`.
