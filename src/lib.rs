@@ -160,20 +160,28 @@ pub fn load_path_in(path: &Path, windows: &model::window::WindowSpec) -> Result<
 
 /// [`load_path_in`] for a file already known to be (or to be meant as) a Perfetto trace.
 fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
-    let opened = input::open(path)?;
     let filter = model::SectionFilter {
         markers: windows.markers.clone(),
     };
-    let mut builder = TimelineBuilder::with_sections(filter.clone());
-    let decode = decode::decode_beside(opened.reader, &|name| filter.keeps_bytes(name), &mut |e| {
-        builder.push(e)
-    })
-    .map_err(|e| Error::Decode {
-        path: path.to_path_buf(),
-        offset: e.offset,
-        packet: e.packet,
-        kind: e.kind,
-    })?;
+    let decode_into = |mut builder: TimelineBuilder| -> Result<_> {
+        let opened = input::open(path)?;
+        let keep = |name: &[u8]| filter.keeps_bytes(name);
+        let decode = decode::decode_beside(opened.reader, &keep, &mut |e| builder.push(e))
+            .map_err(|e| Error::Decode {
+                path: path.to_path_buf(),
+                offset: e.offset,
+                packet: e.packet,
+                kind: e.kind,
+            })?;
+        Ok((builder, decode, opened.file_bytes, opened.compression))
+    };
+    let early = TimelineBuilder::with_sections(filter.clone());
+    let (mut builder, mut decode, file_bytes, compression) = decode_into(early)?;
+    if builder.paired_out_of_order() {
+        // Events thousands behind the others: read again, pairing once all are known.
+        let whole = TimelineBuilder::with_sections(filter.clone()).pairing_at_end();
+        (builder, decode, _, _) = decode_into(whole)?;
+    }
     if builder.frame_timeline_events() == 0 {
         if decode.packets == 0 {
             return Err(Error::Decode {
@@ -199,8 +207,8 @@ fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<Loaded
     Ok(LoadedTrace {
         timeline,
         decode,
-        file_bytes: opened.file_bytes,
-        compression: opened.compression,
+        file_bytes,
+        compression,
         windows: spans,
     })
 }

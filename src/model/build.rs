@@ -27,8 +27,7 @@ enum Pending {
         dft: i64,
         pid: i32,
         layer: Option<LayerId>,
-        /// Index into [`TimelineBuilder::labels`], [`NO_LABELS`] for an expected slice (32 bits keep the record
-        /// at 48 bytes with its timestamp; the labels of 2³² frames would not fit in memory).
+        /// Slot in [`LabelSlots`], [`NO_LABELS`] for an expected slice.
         labels: u32,
     },
     End {
@@ -43,11 +42,16 @@ const _: () = assert!(std::mem::size_of::<(i64, Pending)>() == 48);
 /// [`Pending::Start::labels`] of a start without labels (an expected slice's).
 const NO_LABELS: u32 = u32::MAX;
 
-/// Collects events (memory: one compact record per FrameTimeline event) and builds the [`Timeline`].
+/// Collects events and builds the [`Timeline`]. FrameTimeline events are paired as soon as their order is
+/// settled ([`TsOrder::drain_settled`]), so that the events waiting take memory bounded by their lateness,
+/// not by the trace; [`TimelineBuilder::paired_out_of_order`] tells when that went wrong.
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     events: TsOrder<Pending>,
-    labels: Vec<FrameLabels>,
+    /// Pair only in [`TimelineBuilder::build`], once every event is known.
+    pair_at_end: bool,
+    pairing: Pairing,
+    labels: LabelSlots,
     layer_ids: FxHashMap<String, LayerId>,
     layer_names: Vec<String>,
     names: FxHashMap<i32, (String, Option<i32>)>,
@@ -69,9 +73,26 @@ impl TimelineBuilder {
         }
     }
 
+    /// This builder, pairing the FrameTimeline events only once all are known: for a trace whose events arrive
+    /// too far out of order to be paired early ([`TimelineBuilder::paired_out_of_order`]). Memory: one record
+    /// of 48 bytes per event until [`TimelineBuilder::build`].
+    pub fn pairing_at_end(self) -> Self {
+        TimelineBuilder {
+            pair_at_end: true,
+            ..self
+        }
+    }
+
     /// Number of FrameTimeline events received so far.
     pub fn frame_timeline_events(&self) -> usize {
         self.events.len()
+    }
+
+    /// True when an event arrived older than events already paired (more than thousands of events late): the
+    /// slices differ from Perfetto's, which sorts every event first. Decode again into a builder
+    /// [`TimelineBuilder::pairing_at_end`].
+    pub fn paired_out_of_order(&self) -> bool {
+        self.events.broken()
     }
 
     /// Takes one event from the decoder.
@@ -80,6 +101,11 @@ impl TimelineBuilder {
             Event::FrameTimeline { ts_ns, event } => {
                 let pending = self.compact(event);
                 self.events.push(ts_ns, pending);
+                if !self.pair_at_end {
+                    let (pairing, labels) = (&mut self.pairing, &mut self.labels);
+                    self.events
+                        .drain_settled(|ts, event| pairing.take(ts, event, labels));
+                }
             }
             Event::Process { pid, name, uid } => {
                 self.names.insert(pid, (name, uid));
@@ -129,12 +155,11 @@ impl TimelineBuilder {
         };
         let layer = s.layer_name.map(|name| self.intern(name));
         let (cookie, token, pid) = (s.cookie?, s.token?, s.pid?);
-        // Expected slices carry no labels: only actual ones take a place.
+        // Expected slices carry no labels: only actual ones take a slot.
         let labels = if s.kind.is_expected() {
             NO_LABELS
         } else {
-            self.labels.push(s.labels);
-            (self.labels.len() - 1) as u32
+            self.labels.put(s.labels)
         };
         Some(Pending::Start {
             kind: s.kind,
@@ -170,111 +195,19 @@ impl TimelineBuilder {
         })
     }
 
-    /// The FrameTimeline events paired into slices, with what the model knows of processes and the app sections
-    /// `app` gives once the slices are paired.
+    /// The FrameTimeline events not paired yet paired into slices, with what the model knows of processes and the
+    /// app sections `app` gives once the slices are paired.
     fn pair(mut self, app: impl FnOnce() -> AppSections) -> Timeline {
-        self.labels.shrink_to_fit();
-        let mut stats = ImportStats::default();
-        let starts = |expected: bool| {
-            self.events
-                .iter()
-                .filter(|(_, e)| match e {
-                    Pending::Start { kind, .. } => kind.is_expected() == expected,
-                    _ => false,
-                })
-                .count()
-        };
-        let mut expected = Vec::with_capacity(starts(true));
-        let mut actual = Vec::with_capacity(starts(false));
-        // cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
-        let mut cookies: FxHashMap<i64, (i32, bool)> = FxHashMap::default();
-        // (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
-        let mut open: FxHashMap<(i32, bool, i64), Vec<usize>> = FxHashMap::default();
-        let mut expected_surface_seen: FxHashSet<(i32, i64)> = FxHashSet::default();
         // The events' memory shrinks as the slices' grows.
         for (ts, event) in self.events.into_ascending() {
-            if !(0..MAX_TS_NS).contains(&ts) {
-                stats.parser_errors += 1;
-                continue;
-            }
-            match event {
-                Pending::Invalid => stats.parser_errors += 1,
-                Pending::End { cookie } => {
-                    let Some((pid, is_expected)) = cookies.remove(&cookie) else {
-                        stats.unpaired_ends += 1;
-                        continue;
-                    };
-                    let slices = if is_expected {
-                        &mut expected
-                    } else {
-                        &mut actual
-                    };
-                    // Emptied lanes are removed: the map holds only open slices.
-                    let Entry::Occupied(mut lane) = open.entry((pid, is_expected, cookie)) else {
-                        continue;
-                    };
-                    let innermost = lane.get_mut().pop();
-                    if lane.get().is_empty() {
-                        lane.remove();
-                    }
-                    if let Some(slice) = innermost.and_then(|idx| slices.get_mut(idx)) {
-                        let s: &mut Slice = slice;
-                        s.dur_ns = ts - s.ts_ns;
-                    }
-                }
-                Pending::Start {
-                    kind,
-                    cookie,
-                    token,
-                    dft,
-                    pid,
-                    layer,
-                    labels,
-                } => {
-                    let is_expected = kind.is_expected();
-                    cookies.insert(cookie, (pid, is_expected));
-                    if kind == SliceKind::ExpectedSurfaceFrame
-                        && !expected_surface_seen.insert((pid, token))
-                    {
-                        stats.deduplicated_expected += 1;
-                        continue;
-                    }
-                    let labels = self
-                        .labels
-                        .get(labels as usize)
-                        .copied()
-                        .unwrap_or_default();
-                    let l = labels;
-                    let out_of_range =
-                        |v: Option<i8>, max: i8| v.is_some_and(|v| !(1..=max).contains(&v));
-                    if out_of_range(l.present_type, 5)
-                        || out_of_range(l.prediction_type, 3)
-                        || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
-                    {
-                        stats.parser_errors += 1;
-                    }
-                    let slice = Slice {
-                        kind,
-                        ts_ns: ts,
-                        dur_ns: -1,
-                        pid,
-                        token,
-                        display_frame_token: dft,
-                        layer,
-                        labels,
-                    };
-                    let slices = if is_expected {
-                        &mut expected
-                    } else {
-                        &mut actual
-                    };
-                    open.entry((pid, is_expected, cookie))
-                        .or_default()
-                        .push(slices.len());
-                    slices.push(slice);
-                }
-            }
+            self.pairing.take(ts, event, &mut self.labels);
         }
+        let Pairing {
+            mut expected,
+            mut actual,
+            mut stats,
+            ..
+        } = self.pairing;
         expected.shrink_to_fit();
         actual.shrink_to_fit();
         stats.unterminated_slices = expected
@@ -296,6 +229,143 @@ impl TimelineBuilder {
                 .into_iter()
                 .map(|(pid, (name, _))| (pid, name))
                 .collect(),
+        }
+    }
+}
+
+/// The labels of the actual starts not paired yet: a slot is reused once its start is paired, so that the
+/// labels held stay as few as the events waiting.
+#[derive(Debug, Default)]
+struct LabelSlots {
+    slots: Vec<FrameLabels>,
+    free: Vec<u32>,
+}
+
+impl LabelSlots {
+    /// Stores `labels`; the slot's index (32 bits keep [`Pending`] at 48 bytes: 2³² labels would not fit in
+    /// memory).
+    fn put(&mut self, labels: FrameLabels) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = labels;
+                slot
+            }
+            None => {
+                self.slots.push(labels);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The labels in `slot` ([`NO_LABELS`]: the default), freeing it.
+    fn take(&mut self, slot: u32) -> FrameLabels {
+        match self.slots.get(slot as usize) {
+            Some(labels) => {
+                self.free.push(slot);
+                *labels
+            }
+            None => FrameLabels::default(),
+        }
+    }
+}
+
+/// Perfetto's pairing of FrameTimeline events, fed in timestamp order: the slices so far and what is open.
+#[derive(Debug, Default)]
+struct Pairing {
+    expected: Vec<Slice>,
+    actual: Vec<Slice>,
+    stats: ImportStats,
+    /// cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
+    cookies: FxHashMap<i64, (i32, bool)>,
+    /// (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
+    open: FxHashMap<(i32, bool, i64), Vec<usize>>,
+    expected_surface_seen: FxHashSet<(i32, i64)>,
+}
+
+impl Pairing {
+    /// Takes the next event in timestamp order; an actual start's labels are taken out of `labels`.
+    fn take(&mut self, ts: i64, event: Pending, labels: &mut LabelSlots) {
+        let stats = &mut self.stats;
+        if !(0..MAX_TS_NS).contains(&ts) {
+            stats.parser_errors += 1;
+            if let Pending::Start { labels: slot, .. } = event {
+                labels.take(slot);
+            }
+            return;
+        }
+        match event {
+            Pending::Invalid => stats.parser_errors += 1,
+            Pending::End { cookie } => {
+                let Some((pid, is_expected)) = self.cookies.remove(&cookie) else {
+                    stats.unpaired_ends += 1;
+                    return;
+                };
+                let slices = if is_expected {
+                    &mut self.expected
+                } else {
+                    &mut self.actual
+                };
+                // Emptied lanes are removed: the map holds only open slices.
+                let Entry::Occupied(mut lane) = self.open.entry((pid, is_expected, cookie)) else {
+                    return;
+                };
+                let innermost = lane.get_mut().pop();
+                if lane.get().is_empty() {
+                    lane.remove();
+                }
+                if let Some(slice) = innermost.and_then(|idx| slices.get_mut(idx)) {
+                    let s: &mut Slice = slice;
+                    s.dur_ns = ts - s.ts_ns;
+                }
+            }
+            Pending::Start {
+                kind,
+                cookie,
+                token,
+                dft,
+                pid,
+                layer,
+                labels: slot,
+            } => {
+                let labels = labels.take(slot);
+                let is_expected = kind.is_expected();
+                self.cookies.insert(cookie, (pid, is_expected));
+                if kind == SliceKind::ExpectedSurfaceFrame
+                    && !self.expected_surface_seen.insert((pid, token))
+                {
+                    stats.deduplicated_expected += 1;
+                    return;
+                }
+                let l = labels;
+                let out_of_range =
+                    |v: Option<i8>, max: i8| v.is_some_and(|v| !(1..=max).contains(&v));
+                if out_of_range(l.present_type, 5)
+                    || out_of_range(l.prediction_type, 3)
+                    || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
+                {
+                    stats.parser_errors += 1;
+                }
+                let slice = Slice {
+                    kind,
+                    ts_ns: ts,
+                    dur_ns: -1,
+                    pid,
+                    token,
+                    display_frame_token: dft,
+                    layer,
+                    labels,
+                };
+                let slices = if is_expected {
+                    &mut self.expected
+                } else {
+                    &mut self.actual
+                };
+                self.open
+                    .entry((pid, is_expected, cookie))
+                    .or_default()
+                    .push(slices.len());
+                slices.push(slice);
+            }
         }
     }
 }

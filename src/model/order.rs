@@ -4,7 +4,9 @@
 //! FrameTimeline events arrive almost sorted: SurfaceFlinger writes a frame's events when its present fence
 //! signals, a few vsyncs after they started. So each run of [`RUN`] new records is sorted on its own (a small
 //! scratch buffer, on the model's thread while the decoder still reads) and merged into the sorted prefix, of
-//! which only the few records newer than the run's oldest move.
+//! which only the few records newer than the run's oldest move. The prefix's older records, which no later run
+//! should reach back to, can be handed out early ([`TsOrder::drain_settled`]) so that the model pairs them while
+//! the decoder still reads; a record arriving older than one handed out is noticed ([`TsOrder::broken`]).
 
 /// Records sorted at a time.
 const RUN: usize = 8192;
@@ -17,12 +19,24 @@ const MAX_OVERLAP: usize = 16 * RUN;
 /// Records handed out between two releases of the memory they held.
 const RELEASE_EVERY: usize = 1 << 16;
 
+/// Records of the sorted prefix [`TsOrder::drain_settled`] keeps back: a later run reaching back further than
+/// this (real traces reach back a few hundred records) breaks the early order.
+const DRAIN_LAG: usize = 4 * RUN;
+
 /// Timestamped records, kept sorted by timestamp as they are pushed (ties in push order).
 #[derive(Debug)]
 pub struct TsOrder<T> {
     items: Vec<(i64, T)>,
-    /// `items[..sorted]` is in order.
+    /// `items[..head]` were handed out by [`TsOrder::drain_settled`]: dead slots, removed now and then.
+    head: usize,
+    /// `items[head..sorted]` is in order.
     sorted: usize,
+    /// Records pushed in all.
+    pushed: usize,
+    /// Timestamp of the last record handed out early.
+    frontier: Option<i64>,
+    /// A record arrived older than one handed out early.
+    broken: bool,
     /// False once a run reached further back than [`MAX_OVERLAP`]: the rest waits for one whole sort.
     incremental: bool,
     /// A run's `(timestamp, place in the run)` keys, and the run in order, while it is sorted.
@@ -34,7 +48,11 @@ impl<T> Default for TsOrder<T> {
     fn default() -> Self {
         TsOrder {
             items: Vec::new(),
+            head: 0,
             sorted: 0,
+            pushed: 0,
+            frontier: None,
+            broken: false,
             incremental: true,
             keys: Vec::new(),
             scratch: Vec::new(),
@@ -45,25 +63,57 @@ impl<T> Default for TsOrder<T> {
 impl<T: Copy> TsOrder<T> {
     /// Number of records pushed.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.pushed
     }
 
-    /// The records, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = &(i64, T)> {
-        self.items.iter()
+    /// True when a record arrived older than one [`TsOrder::drain_settled`] handed out: the records handed out
+    /// so far were not the oldest, and whatever was built from them in order is wrong.
+    pub fn broken(&self) -> bool {
+        self.broken
     }
 
     /// Adds a record at `ts`.
     pub fn push(&mut self, ts: i64, item: T) {
+        self.pushed += 1;
+        // Ties keep push order: a record at the frontier's timestamp goes after those handed out.
+        if self.frontier.is_some_and(|f| ts < f) {
+            self.broken = true;
+        }
         self.items.push((ts, item));
         if self.incremental && self.items.len() - self.sorted >= RUN {
             self.settle();
         }
     }
 
+    /// Hands `take` the oldest records, in order, when a run has just been merged, keeping the newest
+    /// [`DRAIN_LAG`] back; does nothing otherwise. They are the first records [`TsOrder::into_ascending`] would
+    /// have given, unless a record older than the last of them arrives later ([`TsOrder::broken`]).
+    pub fn drain_settled(&mut self, mut take: impl FnMut(i64, T)) {
+        if !self.incremental || self.sorted != self.items.len() {
+            return;
+        }
+        let end = self.sorted.saturating_sub(DRAIN_LAG);
+        if end <= self.head {
+            return;
+        }
+        for &(ts, item) in &self.items[self.head..end] {
+            take(ts, item);
+        }
+        self.frontier = Some(self.items[end - 1].0);
+        self.head = end;
+        // Dead slots are removed once they outnumber the live ones: each live record moves about once per
+        // record handed out.
+        if self.head >= self.items.len() - self.head {
+            self.items.drain(..self.head);
+            self.sorted -= self.head;
+            self.head = 0;
+        }
+    }
+
     /// Sorts the records pushed since the last call and merges them into the sorted prefix.
     fn settle(&mut self) {
         let (prefix, run) = self.items.split_at_mut(self.sorted);
+        let (head, prefix) = (self.head, &prefix[self.head..]);
         // A stable sort by timestamp, as an unstable sort of 16-byte keys that are unique (their place breaks
         // ties) and one gather: cheaper than moving the records through a stable sort's merges.
         self.keys.clear();
@@ -79,11 +129,12 @@ impl<T: Copy> TsOrder<T> {
         };
         // Prefix records at `oldest` stay before the run's: they were pushed first.
         let from = prefix.partition_point(|(ts, _)| *ts <= oldest);
-        if self.sorted - from > MAX_OVERLAP {
+        if prefix.len() - from > MAX_OVERLAP {
             self.incremental = false;
             return;
         }
         let older: Vec<(i64, T)> = prefix[from..].to_vec();
+        let from = head + from;
         let mut next = self.sorted;
         let mut out = from;
         for record in older {
@@ -98,11 +149,13 @@ impl<T: Copy> TsOrder<T> {
         self.sorted = self.items.len();
     }
 
-    /// The records in timestamp order (stable), each one's memory released soon after it is handed out.
+    /// The records not handed out yet, in timestamp order (stable), each one's memory released soon after it is
+    /// handed out.
     pub fn into_ascending(mut self) -> Ascending<T> {
         if self.incremental {
             self.settle();
         }
+        self.items.drain(..self.head);
         if !self.incremental {
             self.items.sort_by_key(|(ts, _)| *ts);
         }
@@ -178,6 +231,49 @@ mod tests {
         check(&vec![4; 3 * RUN]);
         let descending: Vec<i64> = (0..RUN as i64 / 2).rev().collect();
         check(&descending);
+    }
+
+    #[test]
+    fn records_handed_out_early_and_the_rest_make_the_stable_sort() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for lateness in [0, 3, 100, RUN as i64] {
+            let ts: Vec<i64> = (0..9 * RUN as i64 + 5)
+                .map(|i| (i - rng.random_range(0..=lateness)) / 4)
+                .collect();
+            let mut order = TsOrder::default();
+            let mut got = Vec::new();
+            for (i, t) in ts.iter().enumerate() {
+                order.push(*t, i);
+                order.drain_settled(|t, i| got.push((t, i)));
+            }
+            let early = got.len();
+            assert!(!order.broken());
+            assert_eq!(order.len(), ts.len());
+            got.extend(order.into_ascending());
+            let mut want: Vec<(i64, usize)> = ts.iter().copied().zip(0..).collect();
+            want.sort_by_key(|(t, _)| *t);
+            assert_eq!(got, want, "lateness {lateness}");
+            assert!(
+                early >= ts.len() - DRAIN_LAG - RUN,
+                "{early} handed out early"
+            );
+        }
+    }
+
+    #[test]
+    fn a_record_older_than_one_handed_out_breaks_the_order() {
+        let mut order = TsOrder::default();
+        let mut taken = 0;
+        for ts in 0..(DRAIN_LAG + RUN) as i64 {
+            order.push(ts, ());
+            order.drain_settled(|_, _| taken += 1);
+        }
+        assert_eq!(taken, RUN);
+        // At the frontier's timestamp is still in order (after it, by push order); before it is not.
+        order.push(RUN as i64 - 1, ());
+        assert!(!order.broken());
+        order.push(RUN as i64 - 2, ());
+        assert!(order.broken());
     }
 
     #[test]

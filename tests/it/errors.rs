@@ -306,3 +306,53 @@ fn sweep_prefixes(bytes: &[u8]) {
     );
     assert!(first_report > 0, "the shortest prefixes hold no frames");
 }
+
+#[test]
+fn events_thousands_behind_the_others_are_paired_as_if_all_were_sorted_first() {
+    // 6,000 vsync slots: 48,000 FrameTimeline events, more than the model keeps back before pairing early.
+    let good = ftl::synth::Pipeline {
+        frames: 6000,
+        late: vec![],
+        ..Default::default()
+    }
+    .build()
+    .bytes();
+    // An early actual SurfaceFrame start moved to the end of the file, its timestamp kept: Perfetto sorts it
+    // back before its FrameEnd.
+    let packets = ftl::synth::split_packets(&good).unwrap();
+    let is_actual_start = |packet: &[u8]| {
+        let mut framed = vec![0x0a];
+        prost::encoding::encode_varint(packet.len() as u64, &mut framed);
+        framed.extend_from_slice(packet);
+        let mut found = false;
+        ftl::decode::decode(&framed[..], &mut |e| {
+            found |= matches!(e, ftl::decode::Event::FrameTimeline {
+                event: ftl::decode::FrameTimelineEvent::Start(s), ..
+            } if s.kind == ftl::decode::SliceKind::ActualSurfaceFrame)
+        })
+        .unwrap();
+        found
+    };
+    let k = (packets.len() / 10..)
+        .find(|&i| is_actual_start(packets[i]))
+        .unwrap();
+    let mut moved = Vec::new();
+    for p in packets[..k]
+        .iter()
+        .chain(&packets[k + 1..])
+        .chain([&packets[k]])
+    {
+        moved.push(0x0a);
+        prost::encoding::encode_varint(p.len() as u64, &mut moved);
+        moved.extend_from_slice(p);
+    }
+    let mut early = ftl::model::TimelineBuilder::new();
+    ftl::decode::decode(&moved[..], &mut |e| early.push(e)).unwrap();
+    assert!(early.paired_out_of_order(), "the case needs the fallback");
+    let want = ftl::load_path(&write_tmp(&good)).unwrap().timeline;
+    let got = ftl::load_path(&write_tmp(&moved)).unwrap().timeline;
+    assert_eq!(got.stats, want.stats);
+    assert_eq!(got.stats.unpaired_ends, 0);
+    assert_eq!(got.actual, want.actual);
+    assert_eq!(got.expected, want.expected);
+}
