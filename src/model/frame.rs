@@ -199,7 +199,8 @@ impl Timeline {
     /// actual slice to its expected slice (same pid and token; the first one, as Perfetto keeps it).
     /// When a token has several actual DisplayFrames (a reused cookie), the first that ended is used.
     pub fn link(&self) -> Frames {
-        let mut expected: FxHashMap<(bool, i32, i64), usize> = FxHashMap::default();
+        let mut expected: FxHashMap<(bool, i32, i64), usize> =
+            FxHashMap::with_capacity_and_hasher(self.expected.len(), Default::default());
         for (i, s) in self.expected.iter().enumerate() {
             expected
                 .entry((s.kind.is_display(), s.pid, s.token))
@@ -207,7 +208,8 @@ impl Timeline {
         }
         let displays = self.actual.iter().filter(|s| s.kind.is_display()).count();
         let mut display = Vec::with_capacity(displays);
-        let mut by_token: FxHashMap<i64, usize> = FxHashMap::default();
+        let mut by_token: FxHashMap<i64, usize> =
+            FxHashMap::with_capacity_and_hasher(displays, Default::default());
         for (i, s) in self
             .actual
             .iter()

@@ -116,8 +116,32 @@ pub struct Label {
 }
 
 /// A frame's labels as Perfetto shows them: `jank_type` string, `present_type`, `jank_severity_type`. The form
-/// in which ftl's labels and SurfaceFlinger's are compared.
-pub type PerfettoLabels = (Cow<'static, str>, PresentType, Severity);
+/// in which ftl's labels and SurfaceFlinger's are compared: two are equal when Perfetto shows the same strings.
+#[derive(Debug, Clone, Copy)]
+pub struct PerfettoLabels {
+    /// `jank_type` bitmask, shown as [`jank_type_name`].
+    pub jank_type: i32,
+    /// `present_type`.
+    pub present_type: PresentType,
+    /// `jank_severity_type`.
+    pub severity: Severity,
+}
+
+impl PerfettoLabels {
+    /// True when both show the same `jank_type` string (bits Perfetto does not name show as nothing).
+    pub fn same_jank_type(&self, other: &PerfettoLabels) -> bool {
+        self.jank_type == other.jank_type
+            || jank_type_name(self.jank_type) == jank_type_name(other.jank_type)
+    }
+}
+
+impl PartialEq for PerfettoLabels {
+    fn eq(&self, other: &PerfettoLabels) -> bool {
+        self.present_type == other.present_type
+            && self.severity == other.severity
+            && self.same_jank_type(other)
+    }
+}
 
 impl Label {
     /// Perfetto's `present_type`.
@@ -134,11 +158,11 @@ impl Label {
     }
     /// All three, as Perfetto shows them.
     pub fn perfetto(&self) -> PerfettoLabels {
-        (
-            self.jank_type_name(),
-            self.perfetto_present_type(),
-            self.perfetto_severity(),
-        )
+        PerfettoLabels {
+            jank_type: self.jank_type,
+            present_type: self.perfetto_present_type(),
+            severity: self.perfetto_severity(),
+        }
     }
 }
 
@@ -339,6 +363,26 @@ pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_equal_when_perfetto_shows_the_same_strings() {
+        let labels = |jank_type| PerfettoLabels {
+            jank_type,
+            present_type: PresentType::Late,
+            severity: Severity::Full,
+        };
+        // Different bitmasks, same string: None with App Deadline Missed shows as App Deadline Missed, and bits
+        // Perfetto does not name show as nothing.
+        assert_eq!(labels(bits::NONE | 64), labels(64));
+        assert_eq!(labels(1 << 20), labels(1 << 21));
+        assert_ne!(labels(64), labels(64 | 128));
+        assert_ne!(labels(0), labels(bits::NONE));
+        let other = PerfettoLabels {
+            severity: Severity::Partial,
+            ..labels(64)
+        };
+        assert_ne!(labels(64), other);
+    }
 
     /// Nanosecond-scale fixture as AOSP `FrameTimelineTest.cpp`: thresholds 2 ns / 0 ns, refresh period 11 ns.
     fn params(rules: SfRules) -> Params {

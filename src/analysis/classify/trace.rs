@@ -210,7 +210,11 @@ impl Input {
 
 /// SurfaceFlinger's labels of an actual slice, in the form [`Label::perfetto`] gives ftl's.
 fn traced(s: &Slice) -> PerfettoLabels {
-    (s.jank_type(), s.present_type(), s.severity())
+    PerfettoLabels {
+        jank_type: s.jank_bits(),
+        present_type: s.present_type(),
+        severity: s.severity(),
+    }
 }
 
 /// Per-frame context for the search of a disagreement's reason.
@@ -350,14 +354,12 @@ pub fn classify_trace(
 
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
-    let mut order: Vec<usize> = (0..frames.display.len()).collect();
-    order.sort_by_key(|&i| {
+    let order = stable_order(
         frames
             .display
-            .get(i)
-            .and_then(|d| actual(d.actual))
-            .map(|s| s.token)
-    });
+            .iter()
+            .map(|d| actual(d.actual).map(|s| s.token)),
+    );
     let mut previous: Option<(i64, i64)> = None; // (present, expected present)
     for i in order {
         let (Some(df), Some(out)) = (frames.display.get(i), display.get_mut(i)) else {
@@ -439,18 +441,13 @@ pub fn classify_trace(
 
     // SurfaceFrames in latch order (their DisplayFrame's wake-up, then token), carrying each layer's latch.
     let mut surface = vec![Derived::default(); frames.surface.len()];
-    let mut order: Vec<usize> = (0..frames.surface.len()).collect();
-    order.sort_by_key(|&i| {
-        let f = frames.surface.get(i);
+    let order = stable_order(frames.surface.iter().map(|f| {
         let latch = f
-            .and_then(|f| f.display)
+            .display
             .and_then(|d| frames.display.get(d))
             .and_then(|d| actual(d.actual));
-        (
-            latch.map(|d| d.ts_ns),
-            f.and_then(|f| actual(f.actual)).map(|s| s.token),
-        )
-    });
+        (latch.map(|d| d.ts_ns), actual(f.actual).map(|s| s.token))
+    }));
     let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
     for i in order {
         let (Some(f), Some(out)) = (frames.surface.get(i), surface.get_mut(i)) else {
@@ -567,6 +564,14 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
     }
 }
 
+/// The indices of `keys` in the order a stable sort by key puts them: an unstable sort of (key, index), which
+/// are unique, rather than a stable sort that looks every key up again at each comparison.
+fn stable_order<K: Ord>(keys: impl Iterator<Item = K>) -> Vec<usize> {
+    let mut keyed: Vec<(K, usize)> = keys.zip(0..).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 /// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
 fn summarize<'a>(
     derived: &[Derived],
@@ -583,12 +588,11 @@ fn summarize<'a>(
             }
             continue;
         };
-        let (jank, present, severity) = traced(s);
-        let (derived_jank, derived_present, derived_severity) = label.perfetto();
+        let (want, got) = (traced(s), label.perfetto());
         k.compared += 1;
-        k.jank_type_agreed += u64::from(derived_jank == jank);
-        k.present_type_agreed += u64::from(derived_present == present);
-        k.severity_agreed += u64::from(derived_severity == severity);
+        k.jank_type_agreed += u64::from(got.same_jank_type(&want));
+        k.present_type_agreed += u64::from(got.present_type == want.present_type);
+        k.severity_agreed += u64::from(got.severity == want.severity);
         if d.agrees == Some(false) {
             k.disagreements += 1;
             *k.disagreement_reasons
