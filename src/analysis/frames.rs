@@ -6,7 +6,9 @@ use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, Late
 use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
 use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
-use crate::model::{Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, Timeline};
+use crate::model::{
+    Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, SurfaceFrame, Timeline,
+};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -196,17 +198,19 @@ pub struct DisplayFrameRow {
 }
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
-/// `display_labels` (parallel to `frames.surface` and `frames.display`; no DisplayFrame rows without them).
-/// Takes the timeline, the links and the labels: the expected slices are freed (their bounds kept) before the
-/// rows are allocated, the SurfaceFrame links and labels before the DisplayFrame rows are built.
-/// `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
+/// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
+/// by one (their `present_interval_ns` unset: [`fill_present_intervals`]) and returns the DisplayFrame rows
+/// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
+/// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
+/// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
 pub fn frame_rows(
     mut timeline: Timeline,
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
-) -> (Vec<FrameRow>, Option<Vec<DisplayFrameRow>>) {
+    each: &mut dyn FnMut(FrameRow),
+) -> Option<Vec<DisplayFrameRow>> {
     let expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
         .iter()
         .map(|s| (s.ts_ns, s.end_ns()))
@@ -222,8 +226,7 @@ pub fn frame_rows(
     let mut jank_types = JankTypeNames::default();
     let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
     let mut layer_names: FxHashMap<Option<LayerId>, SharedStr> = FxHashMap::default();
-    let mut rows = Vec::with_capacity(frames.surface.len());
-    rows.extend(frames.surface.iter().zip(0..).filter_map(|(f, i)| {
+    let mut row = |f: &SurfaceFrame, i: usize| {
         let s = actual(f.actual)?;
         let d = surface_labels.get(i);
         let (exp_start, exp_end) = bounds(f.expected);
@@ -273,14 +276,16 @@ pub fn frame_rows(
             late_stage: late_stage(&deadline, &w),
             app_work: w.into(),
         })
-    }));
-    fill_present_intervals(&mut rows);
+    };
+    for (f, i) in frames.surface.iter().zip(0..) {
+        if let Some(r) = row(f, i) {
+            each(r);
+        }
+    }
     // Freed before the DisplayFrame rows are allocated.
     drop(surface_labels);
     drop(frames.surface);
-    let Some(display_labels) = display_labels else {
-        return (rows, None);
-    };
+    let display_labels = display_labels?;
     let mut display_rows = Vec::with_capacity(frames.display.len());
     display_rows.extend(
         frames
@@ -304,11 +309,12 @@ pub fn frame_rows(
                 })
             }),
     );
-    (rows, Some(display_rows))
+    Some(display_rows)
 }
 
-/// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer.
-fn fill_present_intervals(rows: &mut [FrameRow]) {
+/// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer:
+/// `rows` holds every row of the layers it holds.
+pub fn fill_present_intervals(rows: &mut [FrameRow]) {
     let mut presents: BTreeMap<(i32, &str), Vec<i64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| !r.dropped) {
         if let Some(p) = r.present_ns {

@@ -7,7 +7,9 @@ use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_ns};
 use crate::model::jank::{jank_components, PresentType};
-use crate::model::{FrameSeries, NameSource, Slice, Source, Timeline};
+use crate::model::{
+    FrameSeries, JankTag, NameSource, SeriesFrames, SharedStr, Slice, Source, Timeline,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -344,14 +346,141 @@ pub struct LayerSummary {
 /// Summarises per (pid, layer) from the per-frame rows; `period_ns` is the vsync period (the pacing metrics'
 /// refresh period).
 pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSummary> {
-    let mut groups: BTreeMap<(i32, &str), Vec<&FrameRow>> = BTreeMap::new();
+    let mut summaries = LayerSummaries::default();
     for r in rows {
-        groups.entry((r.pid, &*r.layer_name)).or_default().push(r);
+        summaries.add(r);
     }
-    groups
-        .into_iter()
-        .map(|((pid, layer), frames)| summarize_layer(pid, layer, &frames, period_ns))
-        .collect()
+    summaries.finish(period_ns)
+}
+
+/// [`layer_summaries`] a row at a time: what a summary needs of each SurfaceFrame row (its counts, two times
+/// and its [`SeriesFrame`](crate::model::SeriesFrame), about 64 bytes), so that a caller that does not keep the
+/// rows never holds them all.
+#[derive(Debug, Default)]
+pub struct LayerSummaries {
+    layers: BTreeMap<(i32, SharedStr), LayerFrames>,
+}
+
+/// One layer's rows, as [`LayerSummaries`] keeps them.
+#[derive(Debug, Default)]
+struct LayerFrames {
+    process_name: SharedStr,
+    frames: u64,
+    janky: u64,
+    app_janky: u64,
+    sf_janky: u64,
+    dropped: u64,
+    stuffed: u64,
+    jank_tags: BTreeMap<&'static str, u64>,
+    late_stages: BTreeMap<&'static str, u64>,
+    /// Frames per `jank_type` string (few distinct ones), split into components at the end.
+    jank_types: BTreeMap<SharedStr, u64>,
+    dur_ns: Vec<i64>,
+    overrun_ns: Vec<i64>,
+    series: SeriesFrames,
+}
+
+impl LayerSummaries {
+    /// Adds one SurfaceFrame row.
+    pub fn add(&mut self, r: &FrameRow) {
+        let l = self
+            .layers
+            .entry((r.pid, r.layer_name.clone()))
+            .or_insert_with(|| LayerFrames {
+                process_name: r.process_name.clone(),
+                ..LayerFrames::default()
+            });
+        let tag = r.labels.jank_tag;
+        l.frames += 1;
+        l.janky += u64::from(tag.is_janky());
+        l.app_janky += u64::from(tag == JankTag::SelfJank);
+        l.sf_janky += u64::from(tag == JankTag::OtherJank);
+        l.dropped += u64::from(tag == JankTag::DroppedFrame);
+        l.stuffed += u64::from(matches!(
+            tag,
+            JankTag::BufferStuffing | JankTag::SurfaceFlingerStuffing
+        ));
+        *l.jank_tags.entry(tag.name()).or_default() += 1;
+        if let Some(stage) = r.late_stage {
+            *l.late_stages.entry(stage.name()).or_default() += 1;
+        }
+        match l.jank_types.get_mut(&r.labels.jank_type) {
+            Some(n) => *n += 1,
+            None => {
+                l.jank_types.insert(r.labels.jank_type.clone(), 1);
+            }
+        }
+        if !r.dropped && r.dur_ns >= 0 {
+            l.dur_ns.push(r.dur_ns);
+        }
+        l.overrun_ns.extend(r.overrun_ns);
+        l.series.push(r.series_frame());
+    }
+
+    /// The summaries, by pid then layer name.
+    pub fn finish(self, period_ns: Option<i64>) -> Vec<LayerSummary> {
+        self.layers
+            .into_iter()
+            .map(|((pid, layer), l)| l.summary(pid, &layer, period_ns))
+            .collect()
+    }
+}
+
+impl LayerFrames {
+    fn summary(self, pid: i32, layer: &str, period_ns: Option<i64>) -> LayerSummary {
+        let mut components: BTreeMap<&str, u64> = BTreeMap::new();
+        for (jank_type, n) in &self.jank_types {
+            for c in jank_type.split(", ").filter(|c| !matches!(*c, "None" | "")) {
+                *components.entry(c).or_default() += n;
+            }
+        }
+        let mut top: Vec<(String, u64)> = components
+            .into_iter()
+            .map(|(c, n)| (c.to_string(), n))
+            .collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        top.truncate(3);
+        let FrameTimes {
+            dur_ms: durs,
+            overrun_ms: overruns,
+        } = FrameTimes::from_ns(self.dur_ns, self.overrun_ns);
+        let series = FrameSeries {
+            source: Source::Perfetto,
+            pid: Some(pid),
+            process_name: Some(self.process_name.to_string()),
+            layer_name: layer.to_string(),
+            period_ns,
+            period_from: "vsync model",
+            presents_from: "present fence (DisplayFrame end)",
+            frames: self.series,
+        };
+        LayerSummary {
+            pid,
+            process_name: self.process_name.to_string(),
+            layer_name: layer.to_string(),
+            frames: self.frames,
+            janky_frames: self.janky,
+            janky_pct: if self.frames == 0 {
+                0.0
+            } else {
+                self.janky as f64 * 100.0 / self.frames as f64
+            },
+            app_janky_frames: self.app_janky,
+            sf_janky_frames: self.sf_janky,
+            dropped_frames: self.dropped,
+            stuffed_frames: self.stuffed,
+            jank_tags: self.jank_tags,
+            late_stages: self.late_stages,
+            top_jank_types: top,
+            frame_dur_ms_p50: percentile(&durs, 50.0),
+            frame_dur_ms_p90: percentile(&durs, 90.0),
+            frame_dur_ms_p99: percentile(&durs, 99.0),
+            overrun_frames: overruns.iter().filter(|o| **o > 0.0).count() as u64,
+            overrun_ms_p99: percentile(&overruns, 99.0),
+            overrun_ms_max: overruns.last().copied(),
+            pacing: pacing(&series),
+        }
+    }
 }
 
 /// The frame-time distributions of some SurfaceFrame rows, ms, ascending: what the per-layer and triage
@@ -367,112 +496,26 @@ pub struct FrameTimes {
 impl FrameTimes {
     /// The distributions of `frames`.
     pub fn of(frames: &[&FrameRow]) -> FrameTimes {
+        FrameTimes::from_ns(
+            frames
+                .iter()
+                .filter(|r| !r.dropped && r.dur_ns >= 0)
+                .map(|r| r.dur_ns)
+                .collect(),
+            frames.iter().filter_map(|r| r.overrun_ns).collect(),
+        )
+    }
+
+    /// From the durations and overruns already chosen, ns, in any order.
+    fn from_ns(dur_ns: Vec<i64>, overrun_ns: Vec<i64>) -> FrameTimes {
         let sorted_ms = |values: Vec<i64>| {
             let mut v: Vec<f64> = values.into_iter().map(|ns| ns as f64 / 1e6).collect();
             v.sort_by(f64::total_cmp);
             v
         };
         FrameTimes {
-            dur_ms: sorted_ms(
-                frames
-                    .iter()
-                    .filter(|r| !r.dropped && r.dur_ns >= 0)
-                    .map(|r| r.dur_ns)
-                    .collect(),
-            ),
-            overrun_ms: sorted_ms(frames.iter().filter_map(|r| r.overrun_ns).collect()),
+            dur_ms: sorted_ms(dur_ns),
+            overrun_ms: sorted_ms(overrun_ns),
         }
-    }
-}
-
-fn summarize_layer(
-    pid: i32,
-    layer: &str,
-    frames: &[&FrameRow],
-    period_ns: Option<i64>,
-) -> LayerSummary {
-    let count = |f: &dyn Fn(&FrameRow) -> bool| frames.iter().filter(|r| f(r)).count() as u64;
-    let janky = count(&|r| r.labels.jank_tag.is_janky());
-    let mut jank_tags: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut late_stages: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut components: BTreeMap<&str, u64> = BTreeMap::new();
-    for r in frames {
-        *jank_tags.entry(r.labels.jank_tag.name()).or_default() += 1;
-        if let Some(stage) = r.late_stage {
-            *late_stages.entry(stage.name()).or_default() += 1;
-        }
-        for c in r
-            .labels
-            .jank_type
-            .split(", ")
-            .filter(|c| !matches!(*c, "None" | ""))
-        {
-            *components.entry(c).or_default() += 1;
-        }
-    }
-    let mut top: Vec<(String, u64)> = components
-        .into_iter()
-        .map(|(c, n)| (c.to_string(), n))
-        .collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    top.truncate(3);
-    let FrameTimes {
-        dur_ms: durs,
-        overrun_ms: overruns,
-    } = FrameTimes::of(frames);
-    let series = layer_series(pid, layer, frames, period_ns);
-    LayerSummary {
-        pid,
-        process_name: frames
-            .first()
-            .map_or_else(String::new, |r| r.process_name.to_string()),
-        layer_name: layer.to_string(),
-        frames: frames.len() as u64,
-        janky_frames: janky,
-        janky_pct: if frames.is_empty() {
-            0.0
-        } else {
-            janky as f64 * 100.0 / frames.len() as f64
-        },
-        app_janky_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::SelfJank),
-        sf_janky_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::OtherJank),
-        dropped_frames: count(&|r| r.labels.jank_tag == crate::model::JankTag::DroppedFrame),
-        stuffed_frames: count(&|r| {
-            matches!(
-                r.labels.jank_tag,
-                crate::model::JankTag::BufferStuffing
-                    | crate::model::JankTag::SurfaceFlingerStuffing
-            )
-        }),
-        jank_tags,
-        late_stages,
-        top_jank_types: top,
-        frame_dur_ms_p50: percentile(&durs, 50.0),
-        frame_dur_ms_p90: percentile(&durs, 90.0),
-        frame_dur_ms_p99: percentile(&durs, 99.0),
-        overrun_frames: overruns.iter().filter(|o| **o > 0.0).count() as u64,
-        overrun_ms_p99: percentile(&overruns, 99.0),
-        overrun_ms_max: overruns.last().copied(),
-        pacing: pacing(&series),
-    }
-}
-
-/// The layer's SurfaceFrames as a [`FrameSeries`]: present = the presenting DisplayFrame's end (dropped frames
-/// have none), desired present = the expected present the classifier reconstructs.
-fn layer_series(
-    pid: i32,
-    layer: &str,
-    frames: &[&FrameRow],
-    period_ns: Option<i64>,
-) -> FrameSeries {
-    FrameSeries {
-        source: Source::Perfetto,
-        pid: Some(pid),
-        process_name: frames.first().map(|r| r.process_name.to_string()),
-        layer_name: layer.to_string(),
-        period_ns,
-        period_from: "vsync model",
-        presents_from: "present fence (DisplayFrame end)",
-        frames: frames.iter().map(|r| r.series_frame()).collect(),
     }
 }

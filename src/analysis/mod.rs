@@ -154,7 +154,7 @@ pub struct Report {
     /// Macrobenchmark's FrameTimingMetric for `Config::macrobenchmark`, in Macrobenchmark's JSON shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub macrobenchmark: Option<app::macrobenchmark::Macrobenchmark>,
-    /// Per-frame rows (SurfaceFrames), for tables and charts.
+    /// Per-frame rows (SurfaceFrames), for tables and charts; empty unless [`Config::frame_rows`].
     #[serde(skip)]
     pub frames: Vec<FrameRow>,
     /// Per-frame rows (DisplayFrames); `None` unless [`Config::display_frame_rows`].
@@ -183,6 +183,9 @@ pub struct Config {
     pub macrobenchmark: Option<String>,
     /// Analysis windows (`--window`, `--marker`); empty: the whole trace.
     pub windows: crate::model::window::WindowSpec,
+    /// Keep [`Report::frames`], the per-SurfaceFrame rows (`frames`, charts, `batch`, `diff`). Without it they
+    /// are summarised per layer as they are made and not kept: one row per SurfaceFrame is about 240 bytes.
+    pub frame_rows: bool,
     /// Build [`Report::display_frames`], the per-DisplayFrame rows (`frames --display-frames`, charts). Without
     /// it they are not built and take no memory: one row per DisplayFrame is about 240 bytes.
     pub display_frame_rows: bool,
@@ -210,6 +213,7 @@ impl Default for Config {
             gfxinfo_drop_flagged_rows: false,
             macrobenchmark: None,
             windows: crate::model::window::WindowSpec::default(),
+            frame_rows: true,
             display_frame_rows: true,
         }
     }
@@ -310,16 +314,36 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     let system_info = timeline.system_info.clone().unwrap_or_default();
     let import = timeline.stats.clone();
     let display = config.display_frame_rows.then_some(display);
-    let (mut frames, display_frames) =
-        frames::frame_rows(timeline, linked, surface, display, &work);
-    // The model, links and labels are gone: their pages go back before the summaries are computed.
+    // The rows of the processes and layers asked for are summarised as they are made, and kept if asked for.
+    let keeps = |f: &FrameRow| {
+        config.keeps_process(Some(&f.process_name), Some(f.pid))
+            && config
+                .layer
+                .as_ref()
+                .is_none_or(|g| g.matches(&f.layer_name))
+    };
+    let mut summaries = metrics::LayerSummaries::default();
+    let mut without_app_sections = 0;
+    let kept = if config.frame_rows {
+        counts.surface_frames as usize
+    } else {
+        0
+    };
+    let mut frames = Vec::with_capacity(kept);
+    let display_frames = frames::frame_rows(timeline, linked, surface, display, &work, &mut |f| {
+        if keeps(&f) {
+            summaries.add(&f);
+            without_app_sections += u64::from(f.app_work.0.is_none());
+            if config.frame_rows {
+                frames.push(f);
+            }
+        }
+    });
+    frames::fill_present_intervals(&mut frames);
+    // The model, links and labels are gone: their pages go back before the summaries are finished.
     crate::memory::release_freed();
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
-    frames.retain(|f| config.keeps_process(Some(&f.process_name), Some(f.pid)));
-    if let Some(glob) = &config.layer {
-        frames.retain(|f| glob.matches(&f.layer_name));
-    }
-    let layers = metrics::layer_summaries(&frames, vsync.period_ns);
+    let layers = summaries.finish(vsync.period_ns);
     let facts = TraceFacts {
         path: path.to_string(),
         file_bytes,
@@ -352,7 +376,7 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         surface_frames_without_app_sections: if work.is_empty() {
             0
         } else {
-            frames.iter().filter(|f| f.app_work.0.is_none()).count() as u64
+            without_app_sections
         },
         atrace_parse_failures: d.atrace_parse_failures,
     };

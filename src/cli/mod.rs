@@ -358,7 +358,8 @@ impl AnalysisArgs {
                 ranges: Vec::new(),
                 markers: self.marker.clone(),
             },
-            // Asked for by the commands that show DisplayFrames.
+            // Asked for by the commands that show the rows.
+            frame_rows: true,
             display_frame_rows: false,
         })
     }
@@ -368,7 +369,9 @@ impl AnalysisArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => {
+            // The report needs the rows only for its chart.
             let config = Config {
+                frame_rows: a.png.is_some(),
                 display_frame_rows: a.png.is_some(),
                 ..a.analysis.config_in(&a.window)?
             };

@@ -127,6 +127,43 @@ fn display_frame_rows_are_built_for_the_commands_that_show_them() {
 }
 
 #[test]
+fn layers_are_summarised_the_same_whether_the_rows_are_kept_or_not() {
+    // The Pixel 6a trace has app sections (late stages per layer) and layers of several processes.
+    let path = shared().join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    for process in [
+        None,
+        Some("com.google.android.apps.nexuslauncher".to_string()),
+    ] {
+        let analyse = |frame_rows| {
+            let config = ftl::analysis::Config {
+                process: process.clone(),
+                frame_rows,
+                ..Default::default()
+            };
+            match ftl::analyze_path(&path, &config).unwrap() {
+                ftl::analysis::Analysis::Trace(report) => report,
+                other => panic!("not a trace: {other:?}"),
+            }
+        };
+        let (kept, summarised) = (analyse(true), analyse(false));
+        assert!(summarised.frames.is_empty());
+        assert!(!kept.frames.is_empty());
+        assert_eq!(summarised.layers, kept.layers);
+        assert_eq!(
+            kept.layers,
+            ftl::analysis::metrics::layer_summaries(&kept.frames, kept.vsync.period_ns)
+        );
+        assert_eq!(summarised.diagnostics, kept.diagnostics);
+        let processes: std::collections::BTreeSet<&str> = kept
+            .layers
+            .iter()
+            .map(|l| l.process_name.as_str())
+            .collect();
+        assert_eq!(processes.len() > 1, process.is_none(), "{processes:?}");
+    }
+}
+
+#[test]
 fn slices_json_and_parquet() {
     let json = ftl_ok(&[
         "slices",
