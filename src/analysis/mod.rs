@@ -314,7 +314,7 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     let system_info = timeline.system_info.clone().unwrap_or_default();
     let import = timeline.stats.clone();
     let display = config.display_frame_rows.then_some(display);
-    // The rows of the processes and layers asked for are summarised as they are made, and kept if asked for.
+    // The rows of the processes and layers asked for: kept if asked for, else summarised as they are made.
     let keeps = |f: &FrameRow| {
         config.keeps_process(Some(&f.process_name), Some(f.pid))
             && config
@@ -324,6 +324,10 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     };
     let mut summaries = metrics::LayerSummaries::default();
     let mut without_app_sections = 0;
+    let mut summarise = |f: &FrameRow| {
+        summaries.add(f);
+        without_app_sections += u64::from(f.app_work.0.is_none());
+    };
     let kept = if config.frame_rows {
         counts.surface_frames as usize
     } else {
@@ -331,17 +335,19 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     };
     let mut frames = Vec::with_capacity(kept);
     let display_frames = frames::frame_rows(timeline, linked, surface, display, &work, &mut |f| {
-        if keeps(&f) {
-            summaries.add(&f);
-            without_app_sections += u64::from(f.app_work.0.is_none());
-            if config.frame_rows {
-                frames.push(f);
-            }
+        if !keeps(&f) {
+            return;
+        }
+        if config.frame_rows {
+            frames.push(f);
+        } else {
+            summarise(&f);
         }
     });
-    frames::fill_present_intervals(&mut frames);
-    // The model, links and labels are gone: their pages go back before the summaries are finished.
+    // The model, links and labels are gone: their pages go back before kept rows are summarised.
     crate::memory::release_freed();
+    frames.iter().for_each(&mut summarise);
+    frames::fill_present_intervals(&mut frames);
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
     let layers = summaries.finish(vsync.period_ns);
     let facts = TraceFacts {
