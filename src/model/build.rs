@@ -42,9 +42,10 @@ const _: () = assert!(std::mem::size_of::<(i64, Pending)>() == 48);
 /// [`Pending::Start::labels`] of a start without labels (an expected slice's).
 const NO_LABELS: u32 = u32::MAX;
 
-/// Collects events and builds the [`Timeline`]. FrameTimeline events are paired as soon as their order is
-/// settled ([`TsOrder::drain_settled`]), so that the events waiting take memory bounded by their lateness,
-/// not by the trace; [`TimelineBuilder::paired_out_of_order`] tells when that went wrong.
+/// Collects events and builds the [`Timeline`]. FrameTimeline events are paired while they arrive, once no
+/// later event should come before them (32,768 events behind the newest), so that the events waiting take
+/// memory bounded by their lateness, not by the trace; [`TimelineBuilder::paired_out_of_order`] tells when that
+/// went wrong.
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     events: TsOrder<Pending>,
