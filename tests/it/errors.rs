@@ -132,12 +132,7 @@ fn truncated_head_of_a_trace_is_a_clean_error() {
 #[test]
 fn corruption_inside_packets_is_counted_not_fatal() {
     // Flip the bytes of one FrameTimeline packet's payload: the framing stays intact.
-    let mut t = ftl::synth::Pipeline {
-        frames: 10,
-        late: vec![],
-        ..Default::default()
-    }
-    .build();
+    let mut t = on_time(10);
     t.frame_event(
         5,
         None,
@@ -159,13 +154,7 @@ fn corruption_inside_packets_is_counted_not_fatal() {
 
 #[test]
 fn a_field_running_past_its_packet_is_malformed_and_the_next_packets_are_read() {
-    let good = ftl::synth::Pipeline {
-        frames: 10,
-        late: vec![],
-        ..Default::default()
-    }
-    .build()
-    .bytes();
+    let good = on_time(10).bytes();
     let alone = ftl::load_path(&write_tmp(&good)).unwrap();
     // A 3-byte packet whose timestamp varint (field 8) is still open at the packet's end, then the trace.
     let mut bytes = vec![0x0a, 3, 0x40, 0x80, 0x80];
@@ -179,13 +168,7 @@ fn a_field_running_past_its_packet_is_malformed_and_the_next_packets_are_read() 
 
 #[test]
 fn lengths_past_any_file_are_malformed_or_truncated_not_a_crash() {
-    let t = ftl::synth::Pipeline {
-        frames: 10,
-        late: vec![],
-        ..Default::default()
-    }
-    .build();
-    let good = t.bytes();
+    let good = on_time(10).bytes();
     // A 14-byte packet whose SystemInfo field (45, length-delimited) claims u64::MAX bytes: offset + length
     // overflowed (a fuzzer's find). The packet is malformed; the trace goes on.
     let mut field_overflow = good.clone();
@@ -212,6 +195,16 @@ fn lengths_past_any_file_are_malformed_or_truncated_not_a_crash() {
         // The same packet alone is not a trace: a clean error.
         assert_clean_failure(&write_tmp(&bytes[good.len()..]), "truncated");
     }
+}
+
+/// The synthetic pipeline of `slots` vsync slots, every frame on time.
+fn on_time(slots: i64) -> ftl::synth::TraceBuilder {
+    ftl::synth::Pipeline {
+        frames: slots,
+        late: vec![],
+        ..Default::default()
+    }
+    .build()
 }
 
 fn write_tmp(bytes: &[u8]) -> std::path::PathBuf {
@@ -310,13 +303,7 @@ fn sweep_prefixes(bytes: &[u8]) {
 #[test]
 fn events_thousands_behind_the_others_are_paired_as_if_all_were_sorted_first() {
     // 6,000 vsync slots: 48,000 FrameTimeline events, more than the model keeps back before pairing early.
-    let good = ftl::synth::Pipeline {
-        frames: 6000,
-        late: vec![],
-        ..Default::default()
-    }
-    .build()
-    .bytes();
+    let good = on_time(6000).bytes();
     // An early actual SurfaceFrame start moved to the end of the file, its timestamp kept: Perfetto sorts it
     // back before its FrameEnd.
     let packets = ftl::synth::split_packets(&good).unwrap();
