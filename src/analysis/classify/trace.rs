@@ -354,11 +354,12 @@ pub fn classify_trace(
 
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
+    // A frame without its actual slice is skipped below: where it sorts does not matter.
     let order = stable_order(
         frames
             .display
             .iter()
-            .map(|d| actual(d.actual).map(|s| s.token)),
+            .map(|d| actual(d.actual).map_or(i64::MIN, |s| s.token)),
     );
     let mut previous: Option<(i64, i64)> = None; // (present, expected present)
     for i in order {
@@ -441,12 +442,17 @@ pub fn classify_trace(
 
     // SurfaceFrames in latch order (their DisplayFrame's wake-up, then token), carrying each layer's latch.
     let mut surface = vec![Derived::default(); frames.surface.len()];
+    // Frames without a latch first (no trace time is i64::MIN: Perfetto drops negative timestamps); a frame
+    // without its actual slice is skipped below.
     let order = stable_order(frames.surface.iter().map(|f| {
         let latch = f
             .display
             .and_then(|d| frames.display.get(d))
             .and_then(|d| actual(d.actual));
-        (latch.map(|d| d.ts_ns), actual(f.actual).map(|s| s.token))
+        (
+            latch.map_or(i64::MIN, |d| d.ts_ns),
+            actual(f.actual).map_or(i64::MIN, |s| s.token),
+        )
     }));
     let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
     for i in order {
@@ -567,9 +573,9 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
 /// The indices of `keys` in the order a stable sort by key puts them: an unstable sort of (key, index), which
 /// are unique, rather than a stable sort that looks every key up again at each comparison.
 fn stable_order<K: Ord>(keys: impl Iterator<Item = K>) -> Vec<usize> {
-    let mut keyed: Vec<(K, usize)> = keys.zip(0..).collect();
+    let mut keyed: Vec<(K, u32)> = keys.zip(0..).collect();
     keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i).collect()
+    keyed.into_iter().map(|(_, i)| i as usize).collect()
 }
 
 /// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
