@@ -7,7 +7,7 @@ use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
 use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
 use crate::model::{
-    ExpectedBounds, Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, SurfaceFrame, Timeline,
+    Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, SurfaceFrame, Timeline,
 };
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -200,22 +200,25 @@ pub struct DisplayFrameRow {
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
 /// by one (their `present_interval_ns` unset: [`fill_present_intervals`]) and returns the DisplayFrame rows
-/// (none without `display_labels`). `expected` holds the bounds of the timeline's expected slices (which the
-/// links index). Takes the timeline, the links and the labels: the SurfaceFrame links and labels are freed before
-/// the DisplayFrame rows are built. `work` is the app's doFrame / DrawFrame per (pid, token)
-/// ([`super::app::blame::app_work`]).
+/// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
+/// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
+/// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
 pub fn frame_rows(
-    timeline: Timeline,
-    expected: &[ExpectedBounds],
+    mut timeline: Timeline,
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
+    let expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
+        .iter()
+        .map(|s| (s.ts_ns, s.end_ns()))
+        .collect();
+    crate::memory::release_freed();
     let bounds = |i: Option<usize>| {
-        let b = i.and_then(|i| expected.get(i));
-        (b.map(|b| b.ts_ns), b.and_then(|b| b.end_ns))
+        let b = i.and_then(|i| expected_bounds.get(i));
+        (b.map(|b| b.0), b.and_then(|b| b.1))
     };
     let timeline = &timeline;
     let actual = |i: usize| timeline.actual.get(i);

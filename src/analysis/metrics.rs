@@ -8,7 +8,7 @@ use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_ns};
 use crate::model::jank::{jank_components, PresentType};
 use crate::model::{
-    FrameSeries, JankTag, NameSource, Process, SeriesFrames, SharedStr, Slice, Source,
+    FrameSeries, JankTag, NameSource, SeriesFrames, SharedStr, Slice, Source, Timeline,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -236,11 +236,8 @@ fn jank_type_counts<'a>(tokens: impl Iterator<Item = &'a [MetricRow]>) -> Vec<Ja
 
 /// Perfetto's `android_frame_timeline_metric`: one entry per process with actual slices (ordered by pid) and
 /// the totals.
-pub fn frame_timeline_metric(
-    actual: &[Slice],
-    processes: &BTreeMap<i32, Process>,
-) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let mut all: Vec<MetricRow> = actual.iter().map(MetricRow::new).collect();
+pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, MetricTotals) {
+    let mut all: Vec<MetricRow> = timeline.actual.iter().map(MetricRow::new).collect();
     // Grouped by process, then by token (the order of a token's rows does not matter).
     all.sort_unstable_by_key(|r| (r.pid, r.token));
     let processes: Vec<ProcessMetrics> = all
@@ -259,7 +256,7 @@ pub fn frame_timeline_metric(
                 (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64)
                     as i64
             });
-            let process = processes.get(&pid);
+            let process = timeline.processes.get(&pid);
             Some(ProcessMetrics {
                 pid,
                 name: process.map_or_else(String::new, |p| p.name.clone()),

@@ -15,7 +15,7 @@ pub mod vsync;
 
 use crate::decode::DecodeSummary;
 use crate::input::Compression;
-use crate::model::{ExpectedBounds, Frames, ImportStats, SurfaceFrame, Timeline};
+use crate::model::{Frames, ImportStats, SurfaceFrame, Timeline};
 use crate::LoadedTrace;
 use frames::{DisplayFrameRow, FrameRow};
 use metrics::{LayerSummary, MetricTotals, ProcessMetrics};
@@ -253,12 +253,56 @@ impl LinkCounts {
 /// Analyses a loaded trace; its slices are freed as the per-frame rows that replace them are built.
 pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     let LoadedTrace {
-        mut timeline,
+        timeline,
         decode: d,
         file_bytes,
         compression,
         windows,
     } = trace;
+    // The metric, the app sections' work and Macrobenchmark's numbers on a second core while this thread links
+    // and classifies (what it allocates lives on, in this thread's heap); all before the per-frame rows, so that
+    // their working sets are freed first.
+    let ((metric, work, macrobenchmark), (vsync, linked, classification)) =
+        std::thread::scope(|scope| {
+            let aside = scope.spawn(|| {
+                let metric = metrics::frame_timeline_metric(&timeline);
+                let work = {
+                    use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+                    let sections = |prefix| frame_sections(&timeline.app, prefix);
+                    app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
+                };
+                let macrobenchmark = config
+                    .macrobenchmark
+                    .as_deref()
+                    .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
+                (metric, work, macrobenchmark)
+            });
+            let here = {
+                let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
+                let rules = config.sf_rules.map_or_else(
+                    || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
+                    |r| (r, "forced".to_string()),
+                );
+                let options = classify::Options {
+                    present_threshold_ns: config.present_threshold_ns,
+                    rules,
+                };
+                let linked = timeline.link();
+                let classification = classify::classify_trace(&timeline, &linked, &vsync, &options);
+                (vsync, linked, classification)
+            };
+            let aside = aside
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (aside, here)
+        });
+    let (mut processes, totals) = metric;
+    let counts = LinkCounts::of(&linked);
+    let classify::Classification {
+        display,
+        surface,
+        agreement,
+    } = classification;
     let first_ts_ns = crate::model::window::origin_ns(&timeline);
     let last_ts_ns = timeline
         .expected
@@ -267,56 +311,6 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         .map(|s| s.end_ns().unwrap_or(s.ts_ns))
         .max()
         .unwrap_or(0);
-    let macrobenchmark = config
-        .macrobenchmark
-        .as_deref()
-        .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
-    // The metric and the app sections' work on a second core while this thread links and classifies (what it
-    // allocates lives on, in this thread's heap); all before the per-frame rows, so that their working sets are
-    // freed first.
-    let ((metric, work), (vsync, expected, linked, classification)) = std::thread::scope(|scope| {
-        let (actual, processes, app) = (&timeline.actual, &timeline.processes, &timeline.app);
-        let aside = scope.spawn(move || {
-            let metric = metrics::frame_timeline_metric(actual, processes);
-            let work = {
-                use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
-                let sections = |prefix| frame_sections(app, prefix);
-                app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
-            };
-            (metric, work)
-        });
-        let here = {
-            let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
-            let rules = config.sf_rules.map_or_else(
-                || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
-                |r| (r, "forced".to_string()),
-            );
-            let options = classify::Options {
-                present_threshold_ns: config.present_threshold_ns,
-                rules,
-            };
-            let linked = timeline.link();
-            // Linked, the expected slices are needed only for their bounds: a third of their memory.
-            let expected: Vec<ExpectedBounds> =
-                timeline.expected.iter().map(ExpectedBounds::of).collect();
-            timeline.expected = Vec::new();
-            crate::memory::release_freed();
-            let classification =
-                classify::classify_trace(&timeline, &expected, &linked, &vsync, &options);
-            (vsync, expected, linked, classification)
-        };
-        let aside = aside
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (aside, here)
-    });
-    let (mut processes, totals) = metric;
-    let counts = LinkCounts::of(&linked);
-    let classify::Classification {
-        display,
-        surface,
-        agreement,
-    } = classification;
     let system_info = timeline.system_info.clone().unwrap_or_default();
     let import = timeline.stats.clone();
     let display = config.display_frame_rows.then_some(display);
@@ -340,24 +334,16 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         0
     };
     let mut frames = Vec::with_capacity(kept);
-    let display_frames = frames::frame_rows(
-        timeline,
-        &expected,
-        linked,
-        surface,
-        display,
-        &work,
-        &mut |f| {
-            if !keeps(&f) {
-                return;
-            }
-            if config.frame_rows {
-                frames.push(f);
-            } else {
-                summarise(&f);
-            }
-        },
-    );
+    let display_frames = frames::frame_rows(timeline, linked, surface, display, &work, &mut |f| {
+        if !keeps(&f) {
+            return;
+        }
+        if config.frame_rows {
+            frames.push(f);
+        } else {
+            summarise(&f);
+        }
+    });
     // The model, links and labels are gone: their pages go back before kept rows are summarised.
     crate::memory::release_freed();
     frames.iter().for_each(&mut summarise);

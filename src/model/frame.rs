@@ -18,26 +18,6 @@ pub fn layer_index(layer: LayerId) -> usize {
     layer.get() as usize - 1
 }
 
-/// An expected slice's start and end, ns on the trace clock: all that classification and the per-frame rows
-/// need of it once the frames are linked, in 24 bytes instead of a [`Slice`]'s 72.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExpectedBounds {
-    /// Start.
-    pub ts_ns: i64,
-    /// End; `None` if the slice never ended.
-    pub end_ns: Option<i64>,
-}
-
-impl ExpectedBounds {
-    /// The bounds of `s`.
-    pub fn of(s: &Slice) -> Self {
-        ExpectedBounds {
-            ts_ns: s.ts_ns,
-            end_ns: s.end_ns(),
-        }
-    }
-}
-
 /// One expected or actual timeline slice, as a row of Perfetto's frame timeline tables.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slice {

@@ -10,8 +10,7 @@ pub mod window;
 
 pub use build::TimelineBuilder;
 pub use frame::{
-    DisplayFrame, ExpectedBounds, Frames, ImportStats, LayerId, NameSource, Process, Slice,
-    SurfaceFrame, Timeline,
+    DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline,
 };
 pub use jank::JankTag;
 pub use sections::{AppSections, SectionFilter};

@@ -4,7 +4,7 @@
 use super::*;
 use crate::analysis::vsync::VsyncModel;
 use crate::model::jank::PredictionType;
-use crate::model::{ExpectedBounds, Frames, LayerId, Slice, Timeline};
+use crate::model::{Frames, LayerId, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -333,7 +333,6 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &PerfettoLabels) 
 /// jank is the DisplayFrame's traced jank. Periods come from the vsync model at the expected present.
 pub fn classify_trace(
     timeline: &Timeline,
-    expected: &[ExpectedBounds],
     frames: &Frames,
     vsync: &VsyncModel,
     options: &Options,
@@ -351,7 +350,7 @@ pub fn classify_trace(
     };
     let snapped_at = |ts: i64| vsync.window_at(ts).map_or(0, |w| w.period_ns);
     let actual = |i: usize| timeline.actual.get(i);
-    let expected = |i: Option<usize>| i.and_then(|i| expected.get(i));
+    let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
 
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
@@ -376,14 +375,14 @@ pub fn classify_trace(
         let pred = exp.and_then(|e| {
             Some(TimelineItem {
                 start_ns: e.ts_ns,
-                end_ns: e.end_ns?,
-                present_ns: e.end_ns?,
+                end_ns: e.end_ns()?,
+                present_ns: e.end_ns()?,
             })
         });
         out.expected_present_ns = pred.map(|p| p.present_ns);
         out.early_durations = exp.is_some_and(|e| {
-            e.end_ns
-                .is_some_and(|end| vsync.is_early_duration(end, end - e.ts_ns))
+            e.end_ns()
+                .is_some_and(|end| vsync.is_early_duration(end, e.dur_ns))
         });
         let params = params_at(pred.map_or(s.ts_ns, |p| p.present_ns));
         let prev_present = previous.map_or(0, |(p, _)| p);
@@ -474,7 +473,7 @@ pub fn classify_trace(
         if let (Some(df), false, true) = (df, dropped, updates_latch) {
             last_latch.insert(key, df.ts_ns);
         }
-        let app_end = exp.and_then(|e| e.end_ns);
+        let app_end = exp.and_then(Slice::end_ns);
         let found = app_end.and_then(|end| vsync.expected_present_ns(end));
         let expected_present = found.map(|(p, _)| p);
         out.expected_present_ns = expected_present;
