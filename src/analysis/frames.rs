@@ -156,6 +156,12 @@ pub struct FrameRow {
 const _: () = assert!(std::mem::size_of::<FrameRow>() == 240);
 
 impl FrameRow {
+    /// The actual duration, ns, of a frame that was shown and ended (`None` for a dropped or never-ended one):
+    /// the durations the per-layer and triage percentiles are taken from.
+    pub fn shown_dur_ns(&self) -> Option<i64> {
+        (!self.dropped && self.dur_ns >= 0).then_some(self.dur_ns)
+    }
+
     /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries): expected and actual
     /// slice bounds, the reconstructed expected present as desired present, the present fence as present
     /// (none for a dropped frame).

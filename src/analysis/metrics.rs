@@ -410,9 +410,7 @@ impl LayerSummaries {
                 l.jank_types.insert(r.labels.jank_type.clone(), 1);
             }
         }
-        if !r.dropped && r.dur_ns >= 0 {
-            l.dur_ns.push(r.dur_ns);
-        }
+        l.dur_ns.extend(r.shown_dur_ns());
         l.overrun_ns.extend(r.overrun_ns);
         l.series.push(r.series_frame());
     }
@@ -497,11 +495,7 @@ impl FrameTimes {
     /// The distributions of `frames`.
     pub fn of(frames: &[&FrameRow]) -> FrameTimes {
         FrameTimes::from_ns(
-            frames
-                .iter()
-                .filter(|r| !r.dropped && r.dur_ns >= 0)
-                .map(|r| r.dur_ns)
-                .collect(),
+            frames.iter().filter_map(|r| r.shown_dur_ns()).collect(),
             frames.iter().filter_map(|r| r.overrun_ns).collect(),
         )
     }
