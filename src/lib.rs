@@ -178,7 +178,7 @@ fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<Loaded
     let early = TimelineBuilder::with_sections(filter.clone());
     let (mut builder, mut decode, file_bytes, compression) = decode_into(early)?;
     if builder.paired_out_of_order() {
-        // Events thousands behind the others: read again, pairing once all are known.
+        // Events far behind the others: read again, pairing once all are known.
         let whole = TimelineBuilder::with_sections(filter.clone()).pairing_at_end();
         (builder, decode, _, _) = decode_into(whole)?;
     }

@@ -42,10 +42,10 @@ const _: () = assert!(std::mem::size_of::<(i64, Pending)>() == 48);
 /// [`Pending::Start::labels`] of a start without labels (an expected slice's).
 const NO_LABELS: u32 = u32::MAX;
 
-/// Collects events and builds the [`Timeline`]. FrameTimeline events are paired while they arrive, once no
-/// later event should come before them (32,768 events behind the newest), so that the events waiting take
-/// memory bounded by their lateness, not by the trace; [`TimelineBuilder::paired_out_of_order`] tells when that
-/// went wrong.
+/// Collects events and builds the [`Timeline`]. FrameTimeline events and atrace lines are paired while they
+/// arrive, once no later event should come before them (FrameTimeline: 32,768 events behind the newest; atrace:
+/// 2 s), so that the events waiting take memory bounded by their lateness, not by the trace;
+/// [`TimelineBuilder::paired_out_of_order`] tells when that went wrong.
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     events: TsOrder<Pending>,
@@ -74,12 +74,13 @@ impl TimelineBuilder {
         }
     }
 
-    /// This builder, pairing the FrameTimeline events only once all are known: for a trace whose events arrive
-    /// too far out of order to be paired early ([`TimelineBuilder::paired_out_of_order`]). Memory: one record
-    /// of 48 bytes per event until [`TimelineBuilder::build`].
+    /// This builder, pairing the FrameTimeline events and atrace lines only once all are known: for a trace whose
+    /// events arrive too far out of order to be paired early ([`TimelineBuilder::paired_out_of_order`]). Memory:
+    /// one record of 48 bytes per FrameTimeline event and 16 per atrace line until [`TimelineBuilder::build`].
     pub fn pairing_at_end(self) -> Self {
         TimelineBuilder {
             pair_at_end: true,
+            sections: self.sections.pairing_at_end(),
             ..self
         }
     }
@@ -89,11 +90,11 @@ impl TimelineBuilder {
         self.events.len()
     }
 
-    /// True when an event arrived older than events already paired (more than thousands of events late): the
-    /// slices differ from Perfetto's, which sorts every event first. Decode again into a builder
-    /// [`TimelineBuilder::pairing_at_end`].
+    /// True when an event arrived older than events already paired (a FrameTimeline event thousands of events
+    /// late, an atrace line seconds late): the slices may differ from Perfetto's, which sorts every event first.
+    /// Decode again into a builder [`TimelineBuilder::pairing_at_end`].
     pub fn paired_out_of_order(&self) -> bool {
-        self.events.broken()
+        self.events.broken() || self.sections.paired_out_of_order()
     }
 
     /// Takes one event from the decoder.

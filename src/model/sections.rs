@@ -124,10 +124,18 @@ const END: u32 = u32::MAX - 1;
 /// Set on the name of a thread event that is an instant (`I|`): a slice of duration 0, not opened.
 const INSTANT: u32 = 1 << 31;
 
+/// How far behind the newest line, in trace time, a thread's atrace lines may still arrive: older lines are
+/// paired while the trace is read. Lines arrive out of order when a thread moves between CPUs, whose ftrace
+/// bundles are written one after another (up to 0.2 s on the real traces); a line arriving later than this
+/// sets [`SectionsBuilder::paired_out_of_order`].
+const SETTLE_LAG_NS: i64 = 2_000_000_000;
+
+/// A thread's lines waiting are paired once there are at least this many (and twice as many as the last time).
+const MIN_PAIRING_BATCH: usize = 256;
+
 /// A `B` (`name`: an index into the names, or [`UNKEPT`]), an `I` (`name | INSTANT`) or an `E` (`name` = [`END`])
-/// of one thread: 16 bytes
-/// per line, the bulk of what a trace load keeps until [`SectionsBuilder::build`]. `seq` is the line's place
-/// among all threads' lines (Perfetto's tie-break: file order).
+/// of one thread: 16 bytes per line waiting to be paired. `seq` is the line's place among all threads' lines
+/// (Perfetto's tie-break: file order).
 #[derive(Debug, Clone, Copy)]
 struct ThreadEvent {
     ts: i64,
@@ -135,11 +143,18 @@ struct ThreadEvent {
     seq: u32,
 }
 
-/// What is known of one thread: its process and name, and its `B` / `E` lines in arrival order.
+/// What is known of one thread: its process and name, its `B` / `E` lines not paired yet (in arrival order) and
+/// its open slices.
 #[derive(Debug, Default)]
 struct ThreadState {
     info: ThreadInfo,
     events: Vec<ThreadEvent>,
+    /// The open slices, innermost last: an index into [`SectionsBuilder::sections`], `None` for one not kept.
+    open: Vec<Option<usize>>,
+    /// The lines older than this are paired; one arriving older comes too late.
+    paired_before: Option<i64>,
+    /// Pair the settled lines once `events` is this long.
+    next_pairing: usize,
     /// The name came from a process tree, which ftrace's names do not override.
     named_by_tree: bool,
 }
@@ -199,6 +214,14 @@ pub struct SectionsBuilder {
     threads: FxHashMap<i32, ThreadState>,
     /// Thread lines so far (the next [`ThreadEvent::seq`]; wraps after 2³² lines, ~64 GB of them held).
     thread_lines: u32,
+    /// (seq of the begin, slice): the thread slices paired so far, sorted by (ts, seq) in [`Self::build`].
+    sections: Vec<(u32, Section)>,
+    /// The newest thread line's time.
+    newest: i64,
+    /// Pair only in [`Self::build`].
+    pair_at_end: bool,
+    /// A line arrived older than lines already paired.
+    broken: bool,
     async_events: Vec<(i64, u32, AsyncEvent)>,
     track_events: Vec<(i64, u32, TrackRaw)>,
     descriptors: FxHashMap<u64, Descriptor>,
@@ -214,6 +237,22 @@ impl SectionsBuilder {
             filter,
             ..Self::default()
         }
+    }
+
+    /// This builder, pairing the thread lines only once all are known (see [`Self::paired_out_of_order`]).
+    /// Memory: 16 bytes per line until [`Self::build`].
+    pub fn pairing_at_end(self) -> Self {
+        SectionsBuilder {
+            pair_at_end: true,
+            ..self
+        }
+    }
+
+    /// True when a thread's line arrived more than [`SETTLE_LAG_NS`] behind the newest line, older than lines
+    /// already paired: its nesting may differ from Perfetto's, which sorts every line first. Decode again into a
+    /// builder [`Self::pairing_at_end`].
+    pub fn paired_out_of_order(&self) -> bool {
+        self.broken
     }
 
     /// Records a thread's process and/or name from a process tree (or a track descriptor).
@@ -316,6 +355,12 @@ impl SectionsBuilder {
         let seq = self.thread_lines;
         self.thread_lines = seq.wrapping_add(1);
         thread.events.push(ThreadEvent { ts, name, seq });
+        self.newest = self.newest.max(ts);
+        self.broken |= thread.paired_before.is_some_and(|b| ts < b);
+        if !self.pair_at_end && thread.events.len() >= thread.next_pairing {
+            let before = self.newest.saturating_sub(SETTLE_LAG_NS);
+            pair_lines(tid, thread, Some(before), &mut self.sections);
+        }
     }
 
     fn push_async(&mut self, ts: i64, event: AsyncEvent) {
@@ -489,8 +534,9 @@ impl SectionsBuilder {
         }
     }
 
-    /// Pairs begins and ends in timestamp order: thread by thread (a thread's lines in (ts, file order), as in
-    /// Perfetto's globally sorted stream), then the async slices; neither interacts with another thread or track.
+    /// Pairs the begins and ends not paired yet in timestamp order: thread by thread (a thread's lines in (ts,
+    /// file order), as in Perfetto's globally sorted stream), then the async slices; neither interacts with
+    /// another thread or track.
     pub fn build(mut self) -> AppSections {
         let named: Vec<String> = self
             .descriptors
@@ -500,62 +546,11 @@ impl SectionsBuilder {
         for name in named {
             self.intern(name);
         }
-        // (seq of the begin, slice): sorted by (ts, seq) at the end, Perfetto's slice id order.
-        let mut sections: Vec<(u32, Section)> = Vec::new();
+        let mut sections = std::mem::take(&mut self.sections);
         let mut threads = BTreeMap::new();
-        // The open slices of a thread, innermost last (`None` for a slice not kept).
-        let mut stack: Vec<Option<usize>> = Vec::new();
-        for (
-            tid,
-            ThreadState {
-                info, mut events, ..
-            },
-        ) in std::mem::take(&mut self.threads)
-        {
-            threads.insert(tid, info);
-            if !events.is_sorted_by_key(|e| e.ts) {
-                events.sort_by_key(|e| e.ts);
-            }
-            stack.clear();
-            for ThreadEvent { ts, name, seq } in events {
-                if name != END && name != UNKEPT && name & INSTANT != 0 {
-                    let depth = stack.len() as u32;
-                    let name = name & !INSTANT;
-                    sections.push((
-                        seq,
-                        Section {
-                            ts,
-                            dur: 0,
-                            tid,
-                            name,
-                            depth,
-                        },
-                    ));
-                    continue;
-                }
-                if name == END {
-                    if let Some(Some(i)) = stack.pop() {
-                        let s: &mut Section = &mut sections[i].1;
-                        s.dur = ts - s.ts;
-                    }
-                    continue;
-                }
-                let kept = (name != UNKEPT).then(|| {
-                    let depth = stack.len() as u32;
-                    sections.push((
-                        seq,
-                        Section {
-                            ts,
-                            dur: -1,
-                            tid,
-                            name,
-                            depth,
-                        },
-                    ));
-                    sections.len() - 1
-                });
-                stack.push(kept);
-            }
+        for (tid, mut state) in std::mem::take(&mut self.threads) {
+            pair_lines(tid, &mut state, None, &mut sections);
+            threads.insert(tid, state.info);
         }
         // (seq of the begin, slice), like `sections`.
         let mut async_sections: Vec<(u32, AsyncSection)> = Vec::new();
@@ -621,6 +616,58 @@ impl SectionsBuilder {
     }
 }
 
+/// Pairs `thread`'s lines older than `before` (all with `None`) in (ts, file order) into `sections` (seq of the
+/// begin, slice): an `E` closes the innermost open slice, kept or not.
+fn pair_lines(
+    tid: i32,
+    thread: &mut ThreadState,
+    before: Option<i64>,
+    sections: &mut Vec<(u32, Section)>,
+) {
+    let events = &mut thread.events;
+    if !events.is_sorted_by_key(|e| e.ts) {
+        events.sort_by_key(|e| e.ts);
+    }
+    let settled = before.map_or(events.len(), |b| events.partition_point(|e| e.ts < b));
+    let open = &mut thread.open;
+    for ThreadEvent { ts, name, seq } in events.drain(..settled) {
+        let depth = open.len() as u32;
+        if name == END {
+            if let Some(Some(i)) = open.pop() {
+                let s: &mut Section = &mut sections[i].1;
+                s.dur = ts - s.ts;
+            }
+        } else if name != UNKEPT && name & INSTANT != 0 {
+            let name = name & !INSTANT;
+            let section = Section {
+                ts,
+                dur: 0,
+                tid,
+                name,
+                depth,
+            };
+            sections.push((seq, section));
+        } else {
+            let kept = (name != UNKEPT).then(|| {
+                let section = Section {
+                    ts,
+                    dur: -1,
+                    tid,
+                    name,
+                    depth,
+                };
+                sections.push((seq, section));
+                sections.len() - 1
+            });
+            open.push(kept);
+        }
+    }
+    if before.is_some() {
+        thread.paired_before = thread.paired_before.max(before);
+    }
+    thread.next_pairing = (2 * events.len()).max(MIN_PAIRING_BATCH);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -658,6 +705,64 @@ mod tests {
             ]
         );
         assert_eq!(s.pid_of(11), Some(10));
+    }
+
+    /// A UI thread's frames every 16 ms for 20 s (doFrame around an unkept section around a DrawFrame), its lines
+    /// arriving in CPU bundles of 64 lines whose pairs swap places.
+    fn twenty_seconds_of_frames() -> Vec<(i64, Atrace)> {
+        let mut lines = Vec::new();
+        for frame in 0..1_250i64 {
+            let t = frame * 16_000_000;
+            lines.push((t, begin(&format!("Choreographer#doFrame {frame}"))));
+            lines.push((t + 1_000_000, begin("traversal")));
+            lines.push((t + 2_000_000, begin(&format!("DrawFrame {frame}"))));
+            for dt in [3_000_000, 4_000_000, 5_000_000] {
+                lines.push((t + dt, Atrace::End { tgid: 10 }));
+            }
+        }
+        let bundles: Vec<_> = lines.chunks(64).map(<[_]>::to_vec).collect();
+        bundles
+            .chunks(2)
+            .flat_map(|pair| pair.iter().rev().flatten().cloned())
+            .collect()
+    }
+
+    #[test]
+    fn lines_paired_while_read_nest_as_if_all_were_sorted_first() {
+        let read = |builder: SectionsBuilder| {
+            let mut b = builder;
+            for (ts, line) in twenty_seconds_of_frames() {
+                b.push(ts, 11, line);
+            }
+            b
+        };
+        let early = read(SectionsBuilder::new(SectionFilter::default()));
+        assert!(!early.paired_out_of_order());
+        // Only the last seconds wait: the rest is paired.
+        assert!(early.threads[&11].events.len() < 2_000);
+        let at_end = read(SectionsBuilder::new(SectionFilter::default()).pairing_at_end());
+        assert_eq!(at_end.threads[&11].events.len(), 7_500);
+        let (early, at_end) = (early.build(), at_end.build());
+        assert_eq!(early.sections.len(), 2_500);
+        assert_eq!(early.sections, at_end.sections);
+        let draw = &early.sections[1];
+        assert_eq!(
+            (early.name(draw.name), draw.dur, draw.depth),
+            ("DrawFrame 0", 1_000_000, 2)
+        );
+    }
+
+    #[test]
+    fn a_line_older_than_paired_ones_breaks_the_order() {
+        let mut b = SectionsBuilder::new(SectionFilter::default());
+        b.push(10 * SETTLE_LAG_NS, 11, begin("DrawFrame 1"));
+        b.push(SETTLE_LAG_NS, 12, begin("DrawFrame 2"));
+        assert!(
+            !b.paired_out_of_order(),
+            "another thread's lines are not ordered against these"
+        );
+        b.push(SETTLE_LAG_NS, 11, Atrace::End { tgid: 10 });
+        assert!(b.paired_out_of_order());
     }
 
     #[test]
