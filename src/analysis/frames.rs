@@ -233,14 +233,14 @@ pub fn frame_rows(
     let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
     let mut layer_names: FxHashMap<Option<LayerId>, SharedStr> = FxHashMap::default();
     let mut row = |f: &SurfaceFrame, i: usize| {
-        let s = actual(f.actual)?;
+        let s = actual(f.actual())?;
         let d = surface_labels.get(i);
-        let (exp_start, exp_end) = bounds(f.expected);
+        let (exp_start, exp_end) = bounds(f.expected());
         let df = f
-            .display
+            .display()
             .and_then(|d| frames.display.get(d))
-            .and_then(|d| actual(d.actual));
-        if let Some(count) = f.display.and_then(|d| per_display.get_mut(d)) {
+            .and_then(|d| actual(d.actual()));
+        if let Some(count) = f.display().and_then(|d| per_display.get_mut(d)) {
             *count += 1;
         }
         let end = s.end_ns();
@@ -300,8 +300,8 @@ pub fn frame_rows(
             .zip(per_display)
             .zip(&display_labels)
             .filter_map(|((d, surface_frames), derived)| {
-                let s = actual(d.actual)?;
-                let (exp_start, exp_end) = bounds(d.expected);
+                let s = actual(d.actual())?;
+                let (exp_start, exp_end) = bounds(d.expected());
                 Some(DisplayFrameRow {
                     pid: s.pid,
                     display_frame_token: s.token,

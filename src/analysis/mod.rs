@@ -244,8 +244,8 @@ impl LinkCounts {
         LinkCounts {
             display_frames: linked.display.len() as u64,
             surface_frames: linked.surface.len() as u64,
-            surface_frames_without_display_frame: surface_count(|s| s.display.is_none()),
-            surface_frames_without_expected: surface_count(|s| s.expected.is_none()),
+            surface_frames_without_display_frame: surface_count(|s| s.display().is_none()),
+            surface_frames_without_expected: surface_count(|s| s.expected().is_none()),
         }
     }
 }

@@ -153,25 +153,66 @@ pub struct Timeline {
     pub process_names: BTreeMap<i32, String>,
 }
 
+/// An index into a `Vec` of the model, or [`NO_INDEX`]: four bytes where a `usize` takes eight and an
+/// `Option<usize>` sixteen (links are one per actual frame). The model never holds 2³² − 1 slices (that would be
+/// 300 GB of them).
+type Index = u32;
+
+/// The [`Index`] of nothing.
+const NO_INDEX: Index = Index::MAX;
+
+fn index(i: Option<usize>) -> Index {
+    i.map_or(NO_INDEX, |i| i as Index)
+}
+
+fn from_index(i: Index) -> Option<usize> {
+    (i != NO_INDEX).then_some(i as usize)
+}
+
 /// An actual DisplayFrame with its expected slice (indices into [`Timeline::actual`] / [`Timeline::expected`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DisplayFrame {
+    actual: Index,
+    expected: Index,
+}
+
+impl DisplayFrame {
     /// The actual slice.
-    pub actual: usize,
+    pub fn actual(&self) -> usize {
+        self.actual as usize
+    }
     /// The expected slice with the same pid and token, if any.
-    pub expected: Option<usize>,
+    pub fn expected(&self) -> Option<usize> {
+        from_index(self.expected)
+    }
 }
 
 /// An actual SurfaceFrame with its expected slice and the DisplayFrame that presented it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SurfaceFrame {
-    /// The actual slice.
-    pub actual: usize,
-    /// The expected slice of its (pid, token), if any (none when the prediction expired).
-    pub expected: Option<usize>,
-    /// Index into [`Frames::display`] of the DisplayFrame whose token is this frame's `display_frame_token`.
-    pub display: Option<usize>,
+    actual: Index,
+    expected: Index,
+    display: Index,
 }
+
+impl SurfaceFrame {
+    /// The actual slice (index into [`Timeline::actual`]).
+    pub fn actual(&self) -> usize {
+        self.actual as usize
+    }
+    /// The expected slice of its (pid, token), if any (none when the prediction expired).
+    pub fn expected(&self) -> Option<usize> {
+        from_index(self.expected)
+    }
+    /// Index into [`Frames::display`] of the DisplayFrame whose token is this frame's `display_frame_token`.
+    pub fn display(&self) -> Option<usize> {
+        from_index(self.display)
+    }
+}
+
+// One link per actual frame: on FrameTimeline-dense traces, as many as the slices.
+const _: () = assert!(std::mem::size_of::<SurfaceFrame>() == 12);
+const _: () = assert!(std::mem::size_of::<DisplayFrame>() == 8);
 
 /// Actual frames linked to their expected slices and to each other.
 #[derive(Debug, Clone, Default)]
@@ -218,11 +259,11 @@ impl Timeline {
         {
             let idx = display.len();
             display.push(DisplayFrame {
-                actual: i,
-                expected: expected.get(&(true, s.pid, s.token)).copied(),
+                actual: i as Index,
+                expected: index(expected.get(&(true, s.pid, s.token)).copied()),
             });
             let slot = by_token.entry(s.token).or_insert(idx);
-            let current_ended = self.actual[display[*slot].actual].dur_ns >= 0;
+            let current_ended = self.actual[display[*slot].actual()].dur_ns >= 0;
             if !current_ended && s.dur_ns >= 0 {
                 *slot = idx;
             }
@@ -234,9 +275,9 @@ impl Timeline {
                 .enumerate()
                 .filter(|(_, s)| !s.kind.is_display())
                 .map(|(i, s)| SurfaceFrame {
-                    actual: i,
-                    expected: expected.get(&(false, s.pid, s.token)).copied(),
-                    display: by_token.get(&s.display_frame_token).copied(),
+                    actual: i as Index,
+                    expected: index(expected.get(&(false, s.pid, s.token)).copied()),
+                    display: index(by_token.get(&s.display_frame_token).copied()),
                 }),
         );
         Frames { display, surface }

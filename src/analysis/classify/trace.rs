@@ -359,15 +359,17 @@ pub fn classify_trace(
         frames
             .display
             .iter()
-            .map(|d| actual(d.actual).map_or(i64::MIN, |s| s.token)),
+            .map(|d| actual(d.actual()).map_or(i64::MIN, |s| s.token)),
     );
     let mut previous: Option<(i64, i64)> = None; // (present, expected present)
     for i in order {
         let (Some(df), Some(out)) = (frames.display.get(i), display.get_mut(i)) else {
             continue;
         };
-        let Some(s) = actual(df.actual) else { continue };
-        let exp = expected(df.expected);
+        let Some(s) = actual(df.actual()) else {
+            continue;
+        };
+        let exp = expected(df.expected());
         let expired = s.prediction_type() == PredictionType::Expired;
         let present = s.end_ns();
         let invalid_fence = rules.present_valid_needs_start() && invalid_fence_label(s);
@@ -446,12 +448,12 @@ pub fn classify_trace(
     // without its actual slice is skipped below.
     let order = stable_order(frames.surface.iter().map(|f| {
         let latch = f
-            .display
+            .display()
             .and_then(|d| frames.display.get(d))
-            .and_then(|d| actual(d.actual));
+            .and_then(|d| actual(d.actual()));
         (
             latch.map_or(i64::MIN, |d| d.ts_ns),
-            actual(f.actual).map_or(i64::MIN, |s| s.token),
+            actual(f.actual()).map_or(i64::MIN, |s| s.token),
         )
     }));
     let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
@@ -459,12 +461,14 @@ pub fn classify_trace(
         let (Some(f), Some(out)) = (frames.surface.get(i), surface.get_mut(i)) else {
             continue;
         };
-        let Some(s) = actual(f.actual) else { continue };
+        let Some(s) = actual(f.actual()) else {
+            continue;
+        };
         let df = f
-            .display
+            .display()
             .and_then(|d| frames.display.get(d))
-            .and_then(|d| actual(d.actual));
-        let exp = expected(f.expected);
+            .and_then(|d| actual(d.actual()));
+        let exp = expected(f.expected());
         let expired = s.prediction_type() == PredictionType::Expired;
         let dropped = s.present_type() == PresentType::Dropped;
         let key = (s.pid, s.layer);
@@ -541,8 +545,8 @@ pub fn classify_trace(
         rules_source,
         present_threshold_ns: options.present_threshold_ns,
         deadline_threshold_ns: 0,
-        display_frames: summarize(&display, frames.display.iter().map(|d| actual(d.actual))),
-        surface_frames: summarize(&surface, frames.surface.iter().map(|f| actual(f.actual))),
+        display_frames: summarize(&display, frames.display.iter().map(|d| actual(d.actual()))),
+        surface_frames: summarize(&surface, frames.surface.iter().map(|f| actual(f.actual()))),
     };
     Classification {
         display,
