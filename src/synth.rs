@@ -5,7 +5,7 @@
 
 use crate::decode::proto;
 use crate::decode::wire::{Framing, WireReader};
-use crate::decode::{FrameLabels, FrameStart, FrameTimelineEvent, SliceKind};
+use crate::decode::{FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
 use prost::Message;
@@ -305,11 +305,11 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         present_type: l.present_type.map(i32::from),
                         on_time_finish: l.on_time_finish,
                         gpu_composition: l.gpu_composition,
-                        jank_type: l.jank_type,
+                        jank_type: l.jank_type(),
                         prediction_type: l.prediction_type.map(i32::from),
                         jank_severity_type: l.jank_severity_type.map(i32::from),
                         present_delay_millis: None,
-                        jank_severity_score: l.jank_severity_score,
+                        jank_severity_score: l.jank_severity_score(),
                     })
                 }
                 SliceKind::ExpectedSurfaceFrame => {
@@ -331,13 +331,13 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         present_type: l.present_type.map(i32::from),
                         on_time_finish: l.on_time_finish,
                         gpu_composition: l.gpu_composition,
-                        jank_type: l.jank_type,
+                        jank_type: l.jank_type(),
                         prediction_type: l.prediction_type.map(i32::from),
                         is_buffer: l.is_buffer,
                         jank_severity_type: l.jank_severity_type.map(i32::from),
                         present_delay_millis: None,
                         vsync_resynced_jitter_millis: None,
-                        jank_severity_score: l.jank_severity_score,
+                        jank_severity_score: l.jank_severity_score(),
                     })
                 }
             })
@@ -879,8 +879,8 @@ impl Pipeline {
             present_type: Some(present),
             on_time_finish: Some(finish),
             gpu_composition: Some(false),
-            jank_type: Some(jank),
             prediction_type: Some(1),
+            jank: JankValues::new(Some(jank), None),
             ..Default::default()
         };
         let df_token = |slot: i64| Some(10_000 + 2 * slot);

@@ -133,7 +133,7 @@ impl MetricRow {
             jank_bits: slice.jank_bits(),
             token: slice.token,
             dur_ns: slice.dur_ns,
-            score: slice.labels.jank_severity_score.unwrap_or(0.0).abs(),
+            score: slice.labels.jank_severity_score().unwrap_or(0.0).abs(),
             present: slice.present_type(),
         }
     }

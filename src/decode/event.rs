@@ -34,9 +34,9 @@ impl SliceKind {
     }
 }
 
-/// The labels SurfaceFlinger attached to an actual frame, as in the packet (`None` = field absent); 28 bytes, as
-/// the model keeps one per actual slice. Enum values are kept as integers so that out-of-range values can be
-/// reported, as Perfetto does: narrowed to a byte by [`narrow`], which keeps every one of them out of range.
+/// The labels SurfaceFlinger attached to an actual frame, as in the packet (`None` = field absent); 18 bytes, as
+/// the model keeps one per slice. Enum values are kept as integers so that out-of-range values can be reported,
+/// as Perfetto does: narrowed to a byte by [`narrow`], which keeps every one of them out of range.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FrameLabels {
     /// `PresentType` (1 on-time, 2 late, 3 early, 4 dropped, 5 unknown).
@@ -45,19 +45,55 @@ pub struct FrameLabels {
     pub on_time_finish: Option<bool>,
     /// Whether SurfaceFlinger composited it with the GPU (client composition).
     pub gpu_composition: Option<bool>,
-    /// `JankType` bitmask.
-    pub jank_type: Option<i32>,
     /// `PredictionType` (1 valid, 2 expired, 3 unknown).
     pub prediction_type: Option<i8>,
     /// `JankSeverityType` (0 unknown, 1 none, 2 partial, 3 full).
     pub jank_severity_type: Option<i8>,
     /// SurfaceFrames only: whether the frame carried a buffer (else a transaction).
     pub is_buffer: Option<bool>,
-    /// Severity score (newer Android versions).
-    pub jank_severity_score: Option<f32>,
+    /// `JankType` bitmask and severity score.
+    pub jank: JankValues,
 }
 
-const _: () = assert!(std::mem::size_of::<FrameLabels>() == 28);
+const _: () = assert!(std::mem::size_of::<FrameLabels>() == 18);
+
+impl FrameLabels {
+    /// `JankType` bitmask.
+    pub fn jank_type(&self) -> Option<i32> {
+        let JankValues { jank_type, set, .. } = self.jank;
+        (set & HAS_JANK_TYPE != 0).then_some(jank_type)
+    }
+
+    /// Severity score (newer Android versions).
+    pub fn jank_severity_score(&self) -> Option<f32> {
+        let JankValues { score, set, .. } = self.jank;
+        (set & HAS_SCORE != 0).then_some(score)
+    }
+}
+
+/// A frame's `JankType` bitmask and severity score, each optional, in 9 bytes (one says which are present)
+/// instead of the 16 of two `Option`s: what lets a model slice take 64 bytes rather than 72.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C, packed)]
+pub struct JankValues {
+    jank_type: i32,
+    score: f32,
+    set: u8,
+}
+
+const HAS_JANK_TYPE: u8 = 1;
+const HAS_SCORE: u8 = 2;
+
+impl JankValues {
+    /// The bitmask and score as read (`None` = absent).
+    pub fn new(jank_type: Option<i32>, score: Option<f32>) -> Self {
+        JankValues {
+            jank_type: jank_type.unwrap_or(0),
+            score: score.unwrap_or(0.0),
+            set: jank_type.map_or(0, |_| HAS_JANK_TYPE) | score.map_or(0, |_| HAS_SCORE),
+        }
+    }
+}
 
 /// An enum label as [`FrameLabels`] keeps it: values outside `i8` become `i8::MAX`, outside every label's range
 /// as they were.
@@ -196,4 +232,27 @@ pub enum Event {
         /// Its name.
         name: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jank_type_and_score_keep_absent_apart_from_zero() {
+        for jank_type in [None, Some(0), Some(-1), Some(i32::MAX)] {
+            for score in [None, Some(0.0), Some(-2.5), Some(f32::INFINITY)] {
+                let labels = FrameLabels {
+                    jank: JankValues::new(jank_type, score),
+                    ..FrameLabels::default()
+                };
+                assert_eq!(
+                    (labels.jank_type(), labels.jank_severity_score()),
+                    (jank_type, score)
+                );
+            }
+        }
+        assert_ne!(JankValues::new(Some(0), None), JankValues::default());
+        assert_eq!(JankValues::new(None, None), JankValues::default());
+    }
 }

@@ -23,8 +23,8 @@ pub(crate) mod proto {
 
 pub use clock::BOOTTIME;
 pub use event::{
-    narrow, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
-    TrackEventPhase,
+    narrow, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
+    SystemInfo, TrackEventPhase,
 };
 
 use std::collections::BTreeSet;

@@ -5,7 +5,7 @@
 use super::atrace::{self, Atrace};
 use super::clock::ClockConverter;
 use super::event::{
-    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
     TrackEventPhase,
 };
 use super::ftrace::{self, FtraceItem};
@@ -568,11 +568,10 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
                 present_type: narrow(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
-                jank_type: e.jank_type,
                 prediction_type: narrow(e.prediction_type),
                 jank_severity_type: narrow(e.jank_severity_type),
                 is_buffer: None,
-                jank_severity_score: e.jank_severity_score,
+                jank: JankValues::new(e.jank_type, e.jank_severity_score),
             };
             start(
                 SliceKind::ActualDisplayFrame,
@@ -589,11 +588,10 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
                 present_type: narrow(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
-                jank_type: e.jank_type,
                 prediction_type: narrow(e.prediction_type),
                 jank_severity_type: narrow(e.jank_severity_type),
                 is_buffer: e.is_buffer,
-                jank_severity_score: e.jank_severity_score,
+                jank: JankValues::new(e.jank_type, e.jank_severity_score),
             };
             start(
                 SliceKind::ActualSurfaceFrame,

@@ -40,7 +40,7 @@ pub struct Slice {
 }
 
 // One per FrameTimeline slice: the model's memory on FrameTimeline-dense traces.
-const _: () = assert!(std::mem::size_of::<Slice>() == 72);
+const _: () = assert!(std::mem::size_of::<Slice>() == 64);
 
 impl Slice {
     /// SurfaceFrame token (`None` for DisplayFrames).
@@ -53,7 +53,7 @@ impl Slice {
     }
     /// The `JankType` bitmask (0 when absent, as Perfetto reads it).
     pub fn jank_bits(&self) -> i32 {
-        self.labels.jank_type.unwrap_or(0)
+        self.labels.jank_type().unwrap_or(0)
     }
     /// Perfetto's `jank_type` string.
     pub fn jank_type(&self) -> Cow<'static, str> {

@@ -6,7 +6,7 @@ use crate::common::{shared, REAL_TRACES};
 use ftl::analysis::classify::KindAgreement;
 use ftl::analysis::{analyze, analyze_timeline, Config, Report};
 use ftl::decode::{
-    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo,
+    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
 };
 use ftl::model::jank::bits;
 use ftl::model::TimelineBuilder;
@@ -259,11 +259,10 @@ impl Sim {
             present_type: narrow(Some(present)),
             on_time_finish: Some(on_time),
             gpu_composition: Some(false),
-            jank_type: Some(jank),
+            jank: JankValues::new(Some(jank), None),
             prediction_type: Some(1),
             jank_severity_type: narrow(self.severity.then_some(severity)),
             is_buffer: Some(true),
-            ..FrameLabels::default()
         }
     }
 

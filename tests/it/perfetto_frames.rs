@@ -19,7 +19,7 @@
 //! packets on sequence 1 and track events without a sequence id.
 
 use crate::common::{ftl_ok, parse_csv};
-use ftl::decode::{FrameLabels, FrameStart, SliceKind};
+use ftl::decode::{FrameLabels, FrameStart, JankValues, SliceKind};
 use ftl::synth::TraceBuilder;
 use std::io::Write;
 
@@ -240,7 +240,7 @@ impl Gen {
                 present_type: Some(if jank.is_some() { 2 } else { 1 }),
                 on_time_finish: Some(jank.is_none()),
                 gpu_composition: Some(false),
-                jank_type: Some(jank.unwrap_or(1)),
+                jank: JankValues::new(Some(jank.unwrap_or(1)), None),
                 prediction_type: Some(3),
                 ..FrameLabels::default()
             },
@@ -277,11 +277,10 @@ impl Gen {
                 present_type: Some(if a.jank.is_some() { 2 } else { 1 }),
                 on_time_finish: Some(a.on_time_finish_override.unwrap_or(a.jank.is_none())),
                 gpu_composition: Some(false),
-                jank_type: Some(jank_type),
                 prediction_type: Some(3),
                 // synth_common: severity None (1) without jank, else Unknown (0); the score as given.
                 jank_severity_type: Some(i8::from(jank_type == 1)),
-                jank_severity_score: Some(a.jank_score as f32),
+                jank: JankValues::new(Some(jank_type), Some(a.jank_score as f32)),
                 ..FrameLabels::default()
             },
         };
