@@ -6,7 +6,7 @@
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_ns};
-use crate::model::jank::{jank_components, PresentType};
+use crate::model::jank::jank_components;
 use crate::model::{
     FrameSeries, JankTag, NameSource, SeriesFrames, SharedStr, Slice, Source, Timeline,
 };
@@ -115,31 +115,24 @@ pub struct MetricTotals {
     pub jank_types: Vec<JankTypeCount>,
 }
 
-/// Per-row view of an actual slice for the metric.
-struct MetricRow {
+/// An actual slice as the metric groups it, by process and token (24 bytes: one per actual slice).
+struct MetricRow<'a> {
     pid: i32,
-    jank_bits: i32,
     token: i64,
-    dur_ns: i64,
-    /// |jank severity score|.
-    score: f32,
-    present: PresentType,
+    slice: &'a Slice,
 }
 
-impl MetricRow {
-    fn new(slice: &Slice) -> Self {
+impl<'a> MetricRow<'a> {
+    fn new(slice: &'a Slice) -> Self {
         MetricRow {
             pid: slice.pid,
-            jank_bits: slice.jank_bits(),
             token: slice.token,
-            dur_ns: slice.dur_ns,
-            score: slice.labels.jank_severity_score().unwrap_or(0.0).abs(),
-            present: slice.present_type(),
+            slice,
         }
     }
     /// The jank-type components (the `jank_type` string split at `", "`).
     fn components(&self) -> impl Iterator<Item = &'static str> {
-        jank_components(self.jank_bits)
+        jank_components(self.slice.jank_bits())
     }
     fn has(&self, names: &[&str]) -> bool {
         self.components().any(|c| names.contains(&c))
@@ -153,6 +146,10 @@ impl MetricRow {
     fn dropped(&self) -> bool {
         self.has(&[DROPPED])
     }
+    /// |jank severity score|.
+    fn score(&self) -> f32 {
+        self.slice.labels.jank_severity_score().unwrap_or(0.0).abs()
+    }
 }
 
 /// A process's rows of one token, aggregated as the metric groups them.
@@ -165,37 +162,58 @@ struct TokenFrame {
 }
 
 impl TokenFrame {
+    fn of(group: &[MetricRow<'_>]) -> Self {
+        TokenFrame {
+            app: group.iter().any(MetricRow::app),
+            sf: group.iter().any(MetricRow::sf),
+            dropped: group.iter().any(MetricRow::dropped),
+            score: group
+                .iter()
+                .fold(0.0, |max, r| max.max(f64::from(r.score()))),
+        }
+    }
     fn missed(&self) -> bool {
         self.app || self.sf || self.dropped
     }
 }
 
-/// One [`TokenFrame`] per distinct token of `rows` (sorted by token), in token order.
-fn per_token(rows: &[MetricRow]) -> Vec<TokenFrame> {
-    rows.chunk_by(|a, b| a.token == b.token)
-        .map(|group| TokenFrame {
-            app: group.iter().any(MetricRow::app),
-            sf: group.iter().any(MetricRow::sf),
-            dropped: group.iter().any(MetricRow::dropped),
-            score: group.iter().fold(0.0, |max, r| max.max(f64::from(r.score))),
-        })
-        .collect()
+/// A process's distinct tokens counted: all, flagged, and the flagged ones weighted by their max |score|
+/// (Perfetto's weighted missed frames), summed in token order.
+#[derive(Default)]
+struct TokenCounts {
+    total: u64,
+    missed: u64,
+    app: u64,
+    sf: u64,
+    dropped: u64,
+    weighted_missed: f64,
+    weighted_app: f64,
+    weighted_sf: f64,
 }
 
-fn distinct(tokens: &[TokenFrame], flag: impl Fn(&TokenFrame) -> bool) -> u64 {
-    tokens.iter().filter(|t| flag(t)).count() as u64
-}
-
-/// Σ over the flagged tokens of their max |score| (Perfetto's weighted missed frames).
-fn weighted(tokens: &[TokenFrame], flag: impl Fn(&TokenFrame) -> bool) -> f64 {
-    tokens
-        .iter()
-        .filter(|t| flag(t))
-        .fold(0.0, |acc, t| acc + t.score)
+impl TokenCounts {
+    /// The counts over `rows` (sorted by token).
+    fn of(rows: &[MetricRow<'_>]) -> Self {
+        let mut c = TokenCounts::default();
+        for t in rows.chunk_by(|a, b| a.token == b.token).map(TokenFrame::of) {
+            let weight = |flag: bool| if flag { t.score } else { 0.0 };
+            c.total += 1;
+            c.missed += u64::from(t.missed());
+            c.app += u64::from(t.app);
+            c.sf += u64::from(t.sf);
+            c.dropped += u64::from(t.dropped);
+            c.weighted_missed += weight(t.missed());
+            c.weighted_app += weight(t.app);
+            c.weighted_sf += weight(t.sf);
+        }
+        c
+    }
 }
 
 /// Jank-type components × present types counted by distinct token; `tokens` yields the rows of each token.
-fn jank_type_counts<'a>(tokens: impl Iterator<Item = &'a [MetricRow]>) -> Vec<JankTypeCount> {
+fn jank_type_counts<'a, 'b: 'a>(
+    tokens: impl Iterator<Item = &'a [MetricRow<'b>]>,
+) -> Vec<JankTypeCount> {
     let mut by_type: BTreeMap<&str, [u64; 7]> = BTreeMap::new();
     // The token's (component, column): column 0 counts any present type, 1 + i the i-th `PresentType` (in
     // declaration order, the order of the metric's columns).
@@ -205,7 +223,7 @@ fn jank_type_counts<'a>(tokens: impl Iterator<Item = &'a [MetricRow]>) -> Vec<Ja
         for r in rows {
             for c in r.components() {
                 seen.push((c, 0));
-                seen.push((c, r.present as usize + 1));
+                seen.push((c, r.slice.present_type() as usize + 1));
             }
         }
         seen.sort_unstable();
@@ -244,11 +262,11 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
         .chunk_by(|a, b| a.pid == b.pid)
         .filter_map(|rows| {
             let pid = rows.first()?.pid;
-            let tokens = per_token(rows);
+            let tokens = TokenCounts::of(rows);
             let mut durs: Vec<i64> = rows
                 .iter()
                 .filter(|r| !r.dropped())
-                .map(|r| r.dur_ns)
+                .map(|r| r.slice.dur_ns)
                 .collect();
             durs.sort_unstable();
             let durs_ms: Vec<f64> = durs.iter().map(|d| *d as f64 / 1e6).collect();
@@ -263,14 +281,14 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
                 name_source: process.map_or(NameSource::Unknown, |p| p.name_source),
                 uid: process.and_then(|p| p.uid),
                 is_surfaceflinger: process.is_some_and(|p| p.is_surfaceflinger),
-                total_frames: tokens.len() as u64,
-                missed_frames: distinct(&tokens, TokenFrame::missed),
-                missed_app_frames: distinct(&tokens, |t| t.app),
-                missed_sf_frames: distinct(&tokens, |t| t.sf),
-                dropped_frames: distinct(&tokens, |t| t.dropped),
-                weighted_missed_frames: weighted(&tokens, TokenFrame::missed),
-                weighted_missed_app_frames: weighted(&tokens, |t| t.app),
-                weighted_missed_sf_frames: weighted(&tokens, |t| t.sf),
+                total_frames: tokens.total,
+                missed_frames: tokens.missed,
+                missed_app_frames: tokens.app,
+                missed_sf_frames: tokens.sf,
+                dropped_frames: tokens.dropped,
+                weighted_missed_frames: tokens.weighted_missed,
+                weighted_missed_app_frames: tokens.weighted_app,
+                weighted_missed_sf_frames: tokens.weighted_sf,
                 frame_dur_max: durs.last().copied(),
                 frame_dur_avg: avg,
                 frame_dur_p50: percentile_ns(&durs, 50.0),
