@@ -111,8 +111,9 @@ pub struct Label {
     pub on_time_finish: bool,
     /// `jank_type` bitmask ([`bits::NONE`] when no jank).
     pub jank_type: i32,
-    /// `jank_severity_type`; `None` where the release does not trace it (before A14 QPR2).
-    pub severity: Option<i32>,
+    /// `jank_severity_type` (a `SEVERITY_*` value); `None` where the release does not trace it (before A14
+    /// QPR2). A byte, as the model's labels keep it: one label per actual frame.
+    pub severity: Option<i8>,
 }
 
 /// A frame's labels as Perfetto shows them: `jank_type` string, `present_type`, `jank_severity_type`. The form
@@ -154,7 +155,7 @@ impl Label {
     }
     /// Perfetto's `jank_severity_type` (its fallback when not traced).
     pub fn perfetto_severity(&self) -> Severity {
-        Severity::of(self.severity, self.jank_type)
+        Severity::of(self.severity.map(i32::from), self.jank_type)
     }
     /// All three, as Perfetto shows them.
     pub fn perfetto(&self) -> PerfettoLabels {
@@ -222,7 +223,7 @@ pub fn classify_display_frame(f: &DisplayFrameInput, p: &Params) -> Label {
     } else {
         act.present_ns != SIGNAL_TIME_INVALID
     };
-    let severity = |s: i32| p.rules.severity_and_dropped().then_some(s);
+    let severity = |s: i32| p.rules.severity_and_dropped().then_some(s as i8);
     if f.prediction_expired || !present_valid {
         let display_hal = if !present_valid && p.rules.present_valid_needs_start() {
             bits::DISPLAY_HAL
@@ -282,7 +283,7 @@ pub fn classify_display_frame(f: &DisplayFrameInput, p: &Params) -> Label {
 pub fn classify_surface_frame(f: &SurfaceFrameInput, p: &Params) -> Label {
     let (pred, act) = (f.predictions, f.actuals);
     let new_rules = p.rules.severity_and_dropped();
-    let severity = |s: i32| new_rules.then_some(s);
+    let severity = |s: i32| new_rules.then_some(s as i8);
     let present_type = |t: i32| if f.dropped { PRESENT_DROPPED } else { t };
     if f.dropped && !new_rules {
         return Label {
@@ -414,7 +415,12 @@ mod tests {
 
     fn df(input: DisplayFrameInput, rules: SfRules) -> (i32, bool, i32, Option<i32>) {
         let l = classify_display_frame(&input, &params(rules));
-        (l.present_type, l.on_time_finish, l.jank_type, l.severity)
+        (
+            l.present_type,
+            l.on_time_finish,
+            l.jank_type,
+            l.severity.map(i32::from),
+        )
     }
 
     const A16: SfRules = SfRules::A16;
@@ -581,7 +587,12 @@ mod tests {
 
     fn sf(input: SurfaceFrameInput, p: Params) -> (i32, bool, i32, Option<i32>) {
         let l = classify_surface_frame(&input, &p);
-        (l.present_type, l.on_time_finish, l.jank_type, l.severity)
+        (
+            l.present_type,
+            l.on_time_finish,
+            l.jank_type,
+            l.severity.map(i32::from),
+        )
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct Derived {
     pub early_durations: bool,
 }
 
+// One per actual frame, alive with the model's slices.
+const _: () = assert!(std::mem::size_of::<Derived>() == 32);
+
 /// Agreement of one frame kind with SurfaceFlinger's labels.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct KindAgreement {
