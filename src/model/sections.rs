@@ -248,7 +248,7 @@ impl SectionsBuilder {
         }
     }
 
-    /// True when a thread's line arrived more than [`SETTLE_LAG_NS`] behind the newest line, older than lines
+    /// True when a thread's line arrived more than 2 s behind the newest line, older than lines
     /// already paired: its nesting may differ from Perfetto's, which sorts every line first. Decode again into a
     /// builder [`Self::pairing_at_end`].
     pub fn paired_out_of_order(&self) -> bool {
