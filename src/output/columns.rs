@@ -43,8 +43,6 @@ pub struct Columns {
     index: FxHashMap<String, usize>,
     columns: Vec<ColumnCells>,
     rows: usize,
-    /// The key of the map entry being written (rows with flattened fields), its buffer reused row after row.
-    key: ColumnCells,
 }
 
 impl Columns {
@@ -59,7 +57,6 @@ impl Columns {
             columns: names.iter().map(|_| ColumnCells::default()).collect(),
             names,
             rows: 0,
-            key: ColumnCells::default(),
         })
     }
 
@@ -78,14 +75,12 @@ impl Columns {
     /// Appends one row; fields that are not columns of the type are ignored, columns the row lacks are null.
     /// Errors: a message if the row is not a struct or a nested value cannot be written as JSON.
     pub fn push<T: Serialize>(&mut self, row: &T) -> Result<(), String> {
-        let mut key = std::mem::take(&mut self.key);
-        let written = row.serialize(RowSerializer {
+        row.serialize(RowSerializer {
             columns: self,
             next: 0,
-            key: &mut key,
-        });
-        self.key = key;
-        written.map_err(|e| e.0)?;
+            key: None,
+        })
+        .map_err(|e| e.0)?;
         self.rows += 1;
         for c in &mut self.columns {
             c.cells.resize(self.rows, Cell::Null);
@@ -215,13 +210,18 @@ struct RowSerializer<'a> {
     columns: &'a mut Columns,
     /// The column the next field most likely fills (fields come in column order).
     next: usize,
-    /// The key of a map entry, between `serialize_key` and `serialize_value`.
-    key: &'a mut ColumnCells,
+    /// The column of a map entry's key (`None`: not a column), between `serialize_key` and `serialize_value`.
+    key: Option<usize>,
 }
 
 impl RowSerializer<'_> {
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        if let Some(col) = self.columns.resolve(key, self.next) {
+        let col = self.columns.resolve(key, self.next);
+        self.value(col, value)
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, col: Option<usize>, value: &T) -> Result<(), Error> {
+        if let Some(col) = col {
             self.next = col + 1;
             self.columns.set(col, value).map_err(Error)?;
         }
@@ -251,18 +251,16 @@ impl SerializeMap for RowSerializer<'_> {
     type Error = Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key.text.clear();
-        match key.serialize(CellSerializer { column: self.key }) {
-            Ok(Cell::Str { .. }) => Ok(()),
-            _ => Err(Error("row key is not a string".into())),
-        }
+        self.key = key.serialize(KeySerializer {
+            columns: self.columns,
+            next: self.next,
+        })?;
+        Ok(())
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let key = std::mem::take(&mut self.key.text);
-        let written = self.field(&key, value);
-        self.key.text = key;
-        written
+        let col = self.key.take();
+        self.value(col, value)
     }
 
     fn end(self) -> Result<(), Error> {
@@ -359,6 +357,56 @@ impl<'a> Serializer for RowSerializer<'a> {
         serialize_unit_variant(&'static str, u32, &'static str);
     }
     refuse! { compound not_a_struct }
+}
+
+/// Resolves a map entry's key (a string) to its column where serde hands the key over, without copying it.
+struct KeySerializer<'a> {
+    columns: &'a Columns,
+    next: usize,
+}
+
+fn key_not_a_string<T>() -> Result<T, Error> {
+    Err(Error("row key is not a string".into()))
+}
+
+impl Serializer for KeySerializer<'_> {
+    type Ok = Option<usize>;
+    type Error = Error;
+    type SerializeSeq = Impossible<Option<usize>, Error>;
+    type SerializeTuple = Impossible<Option<usize>, Error>;
+    type SerializeTupleStruct = Impossible<Option<usize>, Error>;
+    type SerializeTupleVariant = Impossible<Option<usize>, Error>;
+    type SerializeMap = Impossible<Option<usize>, Error>;
+    type SerializeStruct = Impossible<Option<usize>, Error>;
+    type SerializeStructVariant = Impossible<Option<usize>, Error>;
+
+    fn serialize_str(self, v: &str) -> Result<Option<usize>, Error> {
+        Ok(self.columns.resolve(v, self.next))
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Option<usize>, Error> {
+        key_not_a_string()
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Option<usize>, Error> {
+        key_not_a_string()
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        key_not_a_string()
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        key_not_a_string()
+    }
+    refuse! { key_not_a_string;
+        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
+        serialize_u8(u8); serialize_u16(u16); serialize_u32(u32); serialize_u64(u64); serialize_f32(f32);
+        serialize_f64(f64); serialize_char(char); serialize_bytes(&[u8]);
+        serialize_none(); serialize_unit(); serialize_unit_struct(&'static str);
+        serialize_unit_variant(&'static str, u32, &'static str);
+    }
+    refuse! { compound key_not_a_string }
 }
 
 /// Serialises one field value to a cell; a nested value (sequence, map, struct, enum with data) is an error,
