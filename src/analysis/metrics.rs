@@ -115,7 +115,8 @@ pub struct MetricTotals {
     pub jank_types: Vec<JankTypeCount>,
 }
 
-/// An actual slice as the metric groups it, by process and token (24 bytes: one per actual slice).
+/// An actual slice as the metric groups it, by process and token (24 bytes: one per actual slice). The pid and
+/// token are copies of the slice's, kept beside the pointer so that sorting the rows reads no slice.
 struct MetricRow<'a> {
     pid: i32,
     token: i64,

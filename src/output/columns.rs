@@ -389,9 +389,9 @@ impl Serializer for KeySerializer<'_> {
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
-        _: &T,
+        value: &T,
     ) -> Result<Option<usize>, Error> {
-        key_not_a_string()
+        value.serialize(self)
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
         key_not_a_string()
