@@ -5,7 +5,7 @@
 
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
-use super::percentile::{percentile, percentile_ns};
+use super::percentile::{percentile, percentile_by, percentile_ns};
 use crate::model::jank::jank_components;
 use crate::model::{
     FrameSeries, JankTag, NameSource, SeriesFrames, SharedStr, Slice, Source, Timeline,
@@ -115,25 +115,14 @@ pub struct MetricTotals {
     pub jank_types: Vec<JankTypeCount>,
 }
 
-/// An actual slice as the metric groups it, by process and token (24 bytes: one per actual slice). The pid and
-/// token are copies of the slice's, kept beside the pointer so that sorting the rows reads no slice.
-struct MetricRow<'a> {
-    pid: i32,
-    token: i64,
-    slice: &'a Slice,
-}
+/// An actual slice as the metric reads it: its jank-type components and score.
+#[derive(Clone, Copy)]
+struct MetricRow<'a>(&'a Slice);
 
-impl<'a> MetricRow<'a> {
-    fn new(slice: &'a Slice) -> Self {
-        MetricRow {
-            pid: slice.pid,
-            token: slice.token,
-            slice,
-        }
-    }
+impl MetricRow<'_> {
     /// The jank-type components (the `jank_type` string split at `", "`).
     fn components(&self) -> impl Iterator<Item = &'static str> {
-        jank_components(self.slice.jank_bits())
+        jank_components(self.0.jank_bits())
     }
     fn has(&self, names: &[&str]) -> bool {
         self.components().any(|c| names.contains(&c))
@@ -149,7 +138,44 @@ impl<'a> MetricRow<'a> {
     }
     /// |jank severity score|.
     fn score(&self) -> f32 {
-        self.slice.labels.jank_severity_score().unwrap_or(0.0).abs()
+        self.0.labels.jank_severity_score().unwrap_or(0.0).abs()
+    }
+}
+
+/// Actual slices grouped as the metric groups them: indexes into `actual` (4 bytes per slice, the grouping's
+/// memory on FrameTimeline-dense traces), in runs of one token.
+struct Rows<'a> {
+    actual: &'a [Slice],
+}
+
+impl<'a> Rows<'a> {
+    fn row(&self, i: u32) -> MetricRow<'a> {
+        MetricRow(&self.actual[i as usize])
+    }
+    fn token(&self, i: u32) -> i64 {
+        self.actual[i as usize].token
+    }
+    /// The runs of one token of `order` (sorted by token).
+    fn tokens<'o>(&self, order: &'o [u32]) -> impl Iterator<Item = &'o [u32]> + use<'o, '_> {
+        order.chunk_by(|&a, &b| self.token(a) == self.token(b))
+    }
+    /// Sorts `order` by token. Stable, so that slices already in token order (one process's, read in time order)
+    /// or in a few such runs cost a pass or a few merges rather than a full sort.
+    fn sort_by_token(&self, order: &mut [u32]) {
+        order.sort_by_key(|&i| self.token(i));
+    }
+    /// The slices' indexes per process, ascending pid, each in token order.
+    fn by_process(&self) -> Vec<(i32, Vec<u32>)> {
+        let mut groups: rustc_hash::FxHashMap<i32, Vec<u32>> = Default::default();
+        for (i, s) in self.actual.iter().enumerate() {
+            groups.entry(s.pid).or_default().push(i as u32);
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_unstable_by_key(|&(pid, _)| pid);
+        for (_, order) in &mut groups {
+            self.sort_by_token(order);
+        }
+        groups
     }
 }
 
@@ -163,14 +189,12 @@ struct TokenFrame {
 }
 
 impl TokenFrame {
-    fn of(group: &[MetricRow<'_>]) -> Self {
+    fn of<'a>(group: impl Iterator<Item = MetricRow<'a>> + Clone) -> Self {
         TokenFrame {
-            app: group.iter().any(MetricRow::app),
-            sf: group.iter().any(MetricRow::sf),
-            dropped: group.iter().any(MetricRow::dropped),
-            score: group
-                .iter()
-                .fold(0.0, |max, r| max.max(f64::from(r.score()))),
+            app: group.clone().any(|r| r.app()),
+            sf: group.clone().any(|r| r.sf()),
+            dropped: group.clone().any(|r| r.dropped()),
+            score: group.fold(0.0, |max, r| max.max(f64::from(r.score()))),
         }
     }
     fn missed(&self) -> bool {
@@ -193,10 +217,13 @@ struct TokenCounts {
 }
 
 impl TokenCounts {
-    /// The counts over `rows` (sorted by token).
-    fn of(rows: &[MetricRow<'_>]) -> Self {
+    /// The counts over `order` (sorted by token).
+    fn of(rows: &Rows<'_>, order: &[u32]) -> Self {
         let mut c = TokenCounts::default();
-        for t in rows.chunk_by(|a, b| a.token == b.token).map(TokenFrame::of) {
+        let frames = rows
+            .tokens(order)
+            .map(|group| TokenFrame::of(group.iter().map(|&i| rows.row(i))));
+        for t in frames {
             let weight = |flag: bool| if flag { t.score } else { 0.0 };
             c.total += 1;
             c.missed += u64::from(t.missed());
@@ -211,20 +238,18 @@ impl TokenCounts {
     }
 }
 
-/// Jank-type components × present types counted by distinct token; `tokens` yields the rows of each token.
-fn jank_type_counts<'a, 'b: 'a>(
-    tokens: impl Iterator<Item = &'a [MetricRow<'b>]>,
-) -> Vec<JankTypeCount> {
+/// Jank-type components × present types counted by distinct token over `order` (sorted by token).
+fn jank_type_counts(rows: &Rows<'_>, order: &[u32]) -> Vec<JankTypeCount> {
     let mut by_type: BTreeMap<&str, [u64; 7]> = BTreeMap::new();
     // The token's (component, column): column 0 counts any present type, 1 + i the i-th `PresentType` (in
     // declaration order, the order of the metric's columns).
     let mut seen: Vec<(&str, usize)> = Vec::new();
-    for rows in tokens {
+    for group in rows.tokens(order) {
         seen.clear();
-        for r in rows {
+        for r in group.iter().map(|&i| rows.row(i)) {
             for c in r.components() {
                 seen.push((c, 0));
-                seen.push((c, r.slice.present_type() as usize + 1));
+                seen.push((c, r.0.present_type() as usize + 1));
             }
         }
         seen.sort_unstable();
@@ -256,27 +281,30 @@ fn jank_type_counts<'a, 'b: 'a>(
 /// Perfetto's `android_frame_timeline_metric`: one entry per process with actual slices (ordered by pid) and
 /// the totals.
 pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let mut all: Vec<MetricRow> = timeline.actual.iter().map(MetricRow::new).collect();
+    let rows = Rows {
+        actual: &timeline.actual,
+    };
     // Grouped by process, then by token (the order of a token's rows does not matter).
-    all.sort_unstable_by_key(|r| (r.pid, r.token));
-    let processes: Vec<ProcessMetrics> = all
-        .chunk_by(|a, b| a.pid == b.pid)
-        .filter_map(|rows| {
-            let pid = rows.first()?.pid;
-            let tokens = TokenCounts::of(rows);
-            let mut durs: Vec<i64> = rows
+    let groups = rows.by_process();
+    let processes: Vec<ProcessMetrics> = groups
+        .iter()
+        .map(|(pid, order)| {
+            let pid = *pid;
+            let tokens = TokenCounts::of(&rows, order);
+            let mut durs: Vec<i64> = order
                 .iter()
+                .map(|&i| rows.row(i))
                 .filter(|r| !r.dropped())
-                .map(|r| r.slice.dur_ns)
+                .map(|r| r.0.dur_ns)
                 .collect();
             durs.sort_unstable();
-            let durs_ms: Vec<f64> = durs.iter().map(|d| *d as f64 / 1e6).collect();
+            let ms = |p| percentile_by(durs.len(), |i| durs[i] as f64 / 1e6, p);
             let avg = (!durs.is_empty()).then(|| {
                 (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64)
                     as i64
             });
             let process = timeline.processes.get(&pid);
-            Some(ProcessMetrics {
+            ProcessMetrics {
                 pid,
                 name: process.map_or_else(String::new, |p| p.name.clone()),
                 name_source: process.map_or(NameSource::Unknown, |p| p.name_source),
@@ -296,20 +324,22 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
                 frame_dur_p90: percentile_ns(&durs, 90.0),
                 frame_dur_p95: percentile_ns(&durs, 95.0),
                 frame_dur_p99: percentile_ns(&durs, 99.0),
-                frame_dur_ms_p50: percentile(&durs_ms, 50.0),
-                frame_dur_ms_p90: percentile(&durs_ms, 90.0),
-                frame_dur_ms_p95: percentile(&durs_ms, 95.0),
-                frame_dur_ms_p99: percentile(&durs_ms, 99.0),
-                jank_types: jank_type_counts(rows.chunk_by(|a, b| a.token == b.token)),
-            })
+                frame_dur_ms_p50: ms(50.0),
+                frame_dur_ms_p90: ms(90.0),
+                frame_dur_ms_p95: ms(95.0),
+                frame_dur_ms_p99: ms(99.0),
+                jank_types: jank_type_counts(&rows, order),
+            }
         })
         .collect();
-    all.sort_unstable_by_key(|r| r.token);
+    // All processes' slices by token: the processes' runs merged.
+    let mut all: Vec<u32> = groups.into_iter().flat_map(|(_, order)| order).collect();
+    rows.sort_by_token(&mut all);
     let totals = MetricTotals {
         total_frames: processes.iter().map(|p| p.total_frames).sum(),
         missed_app_frames: processes.iter().map(|p| p.missed_app_frames).sum(),
         dropped_frames: processes.iter().map(|p| p.dropped_frames).sum(),
-        jank_types: jank_type_counts(all.chunk_by(|a, b| a.token == b.token)),
+        jank_types: jank_type_counts(&rows, &all),
     };
     (processes, totals)
 }

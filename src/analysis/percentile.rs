@@ -3,7 +3,13 @@
 
 /// The `p`-th percentile (0–100) of `sorted` (ascending); `None` when empty.
 pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
+    percentile_by(sorted.len(), |i| sorted[i], p)
+}
+
+/// [`percentile`] of the `n` ascending values `value(0)`, …, `value(n − 1)`, read where they are (no copy of
+/// the values is made); `None` when `n` is 0.
+pub fn percentile_by(n: usize, value: impl Fn(usize) -> f64, p: f64) -> Option<f64> {
+    let last = n.checked_sub(1)?;
     let ix = p / 100.0 * last as f64;
     let lo = ix.floor() as usize;
     let hi = if ix == lo as f64 || lo == last {
@@ -11,14 +17,16 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     } else {
         lo + 1
     };
-    let (a, b) = (*sorted.get(lo)?, *sorted.get(hi)?);
+    if hi > last {
+        return None;
+    }
+    let (a, b) = (value(lo), value(hi));
     Some(a + (b - a) * (ix - lo as f64))
 }
 
 /// Percentile of integer ns values, truncated toward zero as SQL `CAST(... AS INTEGER)` does.
 pub fn percentile_ns(sorted_ns: &[i64], p: f64) -> Option<i64> {
-    let values: Vec<f64> = sorted_ns.iter().map(|v| *v as f64).collect();
-    percentile(&values, p).map(|v| v as i64)
+    percentile_by(sorted_ns.len(), |i| sorted_ns[i] as f64, p).map(|v| v as i64)
 }
 
 /// Macrobenchmark's `MetricResult.getPercentile` (androidx `benchmark-common`): the same interpolation with
