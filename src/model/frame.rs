@@ -3,7 +3,7 @@
 
 use super::jank::{self, JankTag, PredictionType, PresentType, Severity};
 use crate::decode::{FrameLabels, SliceKind, SystemInfo};
-use rustc_hash::FxHashMap;
+use hashbrown::hash_table::Entry;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -161,8 +161,13 @@ type Index = u32;
 /// The [`Index`] of nothing.
 const NO_INDEX: Index = Index::MAX;
 
-fn index(i: Option<usize>) -> Index {
-    i.map_or(NO_INDEX, |i| i as Index)
+/// A hash table of [`Index`]es whose keys are looked up in the slices they point to.
+type IndexTable = hashbrown::HashTable<Index>;
+
+/// The hash of a key of an [`IndexTable`].
+fn hash(key: &impl std::hash::Hash) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 fn from_index(i: Index) -> Option<usize> {
@@ -240,34 +245,58 @@ impl Timeline {
     /// actual slice to its expected slice (same pid and token; the first one, as Perfetto keeps it).
     /// When a token has several actual DisplayFrames (a reused cookie), the first that ended is used.
     pub fn link(&self) -> Frames {
-        let mut expected: FxHashMap<(bool, i32, i64), usize> =
-            FxHashMap::with_capacity_and_hasher(self.expected.len(), Default::default());
+        // Hash tables of indexes (4 bytes a slot) whose keys are read from the slices: a map holding the keys
+        // would take 24 bytes a slot, the largest transient memory of a FrameTimeline-dense analysis.
+        let key = |s: &Slice| (s.kind.is_display(), s.pid, s.token);
+        let expected_key = |i: &Index| key(&self.expected[*i as usize]);
+        let mut expected = IndexTable::with_capacity(self.expected.len());
         for (i, s) in self.expected.iter().enumerate() {
-            expected
-                .entry((s.kind.is_display(), s.pid, s.token))
-                .or_insert(i);
+            let k = key(s);
+            if let Entry::Vacant(slot) =
+                expected.entry(hash(&k), |j| expected_key(j) == k, |j| hash(&expected_key(j)))
+            {
+                slot.insert(i as Index);
+            }
         }
+        let expected_of = |s: &Slice| {
+            let k = key(s);
+            let found = expected.find(hash(&k), |j| expected_key(j) == k);
+            found.map_or(NO_INDEX, |&j| j)
+        };
         let displays = self.actual.iter().filter(|s| s.kind.is_display()).count();
-        let mut display = Vec::with_capacity(displays);
-        let mut by_token: FxHashMap<i64, usize> =
-            FxHashMap::with_capacity_and_hasher(displays, Default::default());
+        let mut display: Vec<DisplayFrame> = Vec::with_capacity(displays);
+        // DisplayFrames (indexes into `display`) by token.
+        let mut by_token = IndexTable::with_capacity(displays);
         for (i, s) in self
             .actual
             .iter()
             .enumerate()
             .filter(|(_, s)| s.kind.is_display())
         {
-            let idx = display.len();
+            let idx = display.len() as Index;
             display.push(DisplayFrame {
                 actual: i as Index,
-                expected: index(expected.get(&(true, s.pid, s.token)).copied()),
+                expected: expected_of(s),
             });
-            let slot = by_token.entry(s.token).or_insert(idx);
-            let current_ended = self.actual[display[*slot].actual()].dur_ns >= 0;
+            let actual_of = |d: &Index| &self.actual[display[*d as usize].actual()];
+            let slot = by_token
+                .entry(
+                    hash(&s.token),
+                    |d| actual_of(d).token == s.token,
+                    |d| hash(&actual_of(d).token),
+                )
+                .or_insert(idx);
+            let current_ended = actual_of(slot.get()).dur_ns >= 0;
             if !current_ended && s.dur_ns >= 0 {
-                *slot = idx;
+                *slot.into_mut() = idx;
             }
         }
+        let display_of = |token: i64| {
+            let found = by_token.find(hash(&token), |d| {
+                self.actual[display[*d as usize].actual()].token == token
+            });
+            found.map_or(NO_INDEX, |&d| d)
+        };
         let mut surface = Vec::with_capacity(self.actual.len() - displays);
         surface.extend(
             self.actual
@@ -276,8 +305,8 @@ impl Timeline {
                 .filter(|(_, s)| !s.kind.is_display())
                 .map(|(i, s)| SurfaceFrame {
                     actual: i as Index,
-                    expected: index(expected.get(&(false, s.pid, s.token)).copied()),
-                    display: index(by_token.get(&s.display_frame_token).copied()),
+                    expected: expected_of(s),
+                    display: display_of(s.display_frame_token),
                 }),
         );
         Frames { display, surface }
