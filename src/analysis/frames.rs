@@ -85,7 +85,7 @@ impl DerivedLabels {
     ) -> DerivedLabels {
         let label = d.and_then(|d| d.label);
         DerivedLabels {
-            expected_present_ns: d.and_then(|d| d.expected_present_ns),
+            expected_present_ns: d.and_then(Derived::expected_present_ns),
             early_durations: d.is_some_and(|d| d.early_durations),
             derived_present_type: label.map(|l| l.perfetto_present_type()),
             derived_jank_type: label.map(|l| jank_types.get(l.jank_type)),

@@ -114,7 +114,7 @@ impl Reason {
 }
 
 /// The re-derivation of one actual frame.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
     /// Re-derived labels; `None` when the frame could not be re-derived (`reason` says why).
     pub label: Option<Label>,
@@ -122,14 +122,40 @@ pub struct Derived {
     pub agrees: Option<bool>,
     /// Why it disagrees or could not be re-derived.
     pub reason: Option<Reason>,
-    /// The expected present used (DisplayFrames: expected end; SurfaceFrames: reconstructed), ns.
-    pub expected_present_ns: Option<i64>,
+    /// [`Derived::expected_present_ns`], [`NO_TIME`] for none: 8 bytes where an `Option<i64>` takes 16.
+    expected_present: i64,
     /// Scheduled with a non-default (early / early-GPU) SF work duration.
     pub early_durations: bool,
 }
 
 // One per actual frame, alive with the model's slices.
-const _: () = assert!(std::mem::size_of::<Derived>() == 32);
+const _: () = assert!(std::mem::size_of::<Derived>() == 24);
+
+/// The [`Derived::expected_present`] of none (no trace time is negative).
+const NO_TIME: i64 = i64::MIN;
+
+impl Default for Derived {
+    fn default() -> Self {
+        Derived {
+            label: None,
+            agrees: None,
+            reason: None,
+            expected_present: NO_TIME,
+            early_durations: false,
+        }
+    }
+}
+
+impl Derived {
+    /// The expected present used (DisplayFrames: expected end; SurfaceFrames: reconstructed), ns.
+    pub fn expected_present_ns(&self) -> Option<i64> {
+        (self.expected_present != NO_TIME).then_some(self.expected_present)
+    }
+
+    fn set_expected_present_ns(&mut self, ns: Option<i64>) {
+        self.expected_present = ns.unwrap_or(NO_TIME);
+    }
+}
 
 /// Agreement of one frame kind with SurfaceFlinger's labels.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -358,14 +384,11 @@ pub fn classify_trace(
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
     // A frame without its actual slice is skipped below: where it sorts does not matter.
-    let order = stable_order(
-        frames
-            .display
-            .iter()
-            .map(|d| actual(d.actual()).map_or(i64::MIN, |s| s.token)),
-    );
+    let order = stable_order(frames.display.len(), |i| {
+        actual(frames.display[i].actual()).map_or(i64::MIN, |s| s.token)
+    });
     let mut previous: Option<(i64, i64)> = None; // (present, expected present)
-    for i in order {
+    for i in order.into_iter().map(|i| i as usize) {
         let (Some(df), Some(out)) = (frames.display.get(i), display.get_mut(i)) else {
             continue;
         };
@@ -384,7 +407,7 @@ pub fn classify_trace(
                 present_ns: e.end_ns()?,
             })
         });
-        out.expected_present_ns = pred.map(|p| p.present_ns);
+        out.set_expected_present_ns(pred.map(|p| p.present_ns));
         out.early_durations = exp.is_some_and(|e| {
             e.end_ns()
                 .is_some_and(|end| vsync.is_early_duration(end, e.dur_ns))
@@ -449,7 +472,8 @@ pub fn classify_trace(
     let mut surface = vec![Derived::default(); frames.surface.len()];
     // Frames without a latch first (no trace time is i64::MIN: Perfetto drops negative timestamps); a frame
     // without its actual slice is skipped below.
-    let order = stable_order(frames.surface.iter().map(|f| {
+    let order = stable_order(frames.surface.len(), |i| {
+        let f = &frames.surface[i];
         let latch = f
             .display()
             .and_then(|d| frames.display.get(d))
@@ -458,9 +482,9 @@ pub fn classify_trace(
             latch.map_or(i64::MIN, |d| d.ts_ns),
             actual(f.actual()).map_or(i64::MIN, |s| s.token),
         )
-    }));
+    });
     let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
-    for i in order {
+    for i in order.into_iter().map(|i| i as usize) {
         let (Some(f), Some(out)) = (frames.surface.get(i), surface.get_mut(i)) else {
             continue;
         };
@@ -483,7 +507,7 @@ pub fn classify_trace(
         let app_end = exp.and_then(Slice::end_ns);
         let found = app_end.and_then(|end| vsync.expected_present_ns(end));
         let expected_present = found.map(|(p, _)| p);
-        out.expected_present_ns = expected_present;
+        out.set_expected_present_ns(expected_present);
         out.early_durations = app_end
             .zip(expected_present)
             .is_some_and(|(end, p)| vsync.is_early_duration(p, p - end));
@@ -577,15 +601,15 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
     }
 }
 
-/// The indices of `keys` in the order a stable sort by key puts them: an unstable sort of (key, index), which
-/// are unique, rather than a stable sort that looks every key up again at each comparison.
-fn stable_order<K: Ord>(keys: impl Iterator<Item = K>) -> Vec<usize> {
-    let mut keyed: Vec<(K, u32)> = keys.zip(0..).collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i as usize).collect()
+/// The indices `0..n` in the order a stable sort by `key` puts them: the indices (4 bytes each) sorted, each key
+/// computed where it is compared. The frames come in time order, nearly the order of their keys (token, latch
+/// time), which a stable sort takes in a few passes.
+fn stable_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&i| key(i as usize));
+    order
 }
 
-/// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
 fn summarize<'a>(
     derived: &[Derived],
     slices: impl Iterator<Item = Option<&'a Slice>>,
