@@ -5,7 +5,7 @@
 
 use crate::decode::proto;
 use crate::decode::wire::{Framing, WireReader};
-use crate::decode::{FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind};
+use crate::decode::{EnumCode, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
 use prost::Message;
@@ -302,12 +302,12 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         cookie: s.cookie,
                         token: s.token,
                         pid: s.pid,
-                        present_type: l.present_type.map(i32::from),
+                        present_type: l.present_type.get().map(i32::from),
                         on_time_finish: l.on_time_finish,
                         gpu_composition: l.gpu_composition,
                         jank_type: l.jank_type(),
-                        prediction_type: l.prediction_type.map(i32::from),
-                        jank_severity_type: l.jank_severity_type.map(i32::from),
+                        prediction_type: l.prediction_type.get().map(i32::from),
+                        jank_severity_type: l.jank_severity_type.get().map(i32::from),
                         present_delay_millis: None,
                         jank_severity_score: l.jank_severity_score(),
                     })
@@ -328,13 +328,13 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         display_frame_token: s.display_frame_token,
                         pid: s.pid,
                         layer_name: s.layer_name.clone(),
-                        present_type: l.present_type.map(i32::from),
+                        present_type: l.present_type.get().map(i32::from),
                         on_time_finish: l.on_time_finish,
                         gpu_composition: l.gpu_composition,
                         jank_type: l.jank_type(),
-                        prediction_type: l.prediction_type.map(i32::from),
+                        prediction_type: l.prediction_type.get().map(i32::from),
                         is_buffer: l.is_buffer,
-                        jank_severity_type: l.jank_severity_type.map(i32::from),
+                        jank_severity_type: l.jank_severity_type.get().map(i32::from),
                         present_delay_millis: None,
                         vsync_resynced_jitter_millis: None,
                         jank_severity_score: l.jank_severity_score(),
@@ -876,10 +876,10 @@ impl Pipeline {
             Some(cookie)
         };
         let labels = |present, finish: bool, jank| FrameLabels {
-            present_type: Some(present),
+            present_type: EnumCode::new(Some(present)),
             on_time_finish: Some(finish),
             gpu_composition: Some(false),
-            prediction_type: Some(1),
+            prediction_type: EnumCode::new(Some(1)),
             jank: JankValues::new(Some(jank), None),
             ..Default::default()
         };

@@ -34,28 +34,28 @@ impl SliceKind {
     }
 }
 
-/// The labels SurfaceFlinger attached to an actual frame, as in the packet (`None` = field absent); 18 bytes, as
-/// the model keeps one per slice. Enum values are kept as integers so that out-of-range values can be reported,
-/// as Perfetto does: narrowed to a byte by [`narrow`], which keeps every one of them out of range.
+/// The labels SurfaceFlinger attached to an actual frame, as in the packet (absent fields kept apart); 15 bytes,
+/// as the model keeps one per slice. Enum values are kept as integers so that out-of-range values can be
+/// reported, as Perfetto does: narrowed to a byte by [`EnumCode`], which keeps every one of them out of range.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FrameLabels {
     /// `PresentType` (1 on-time, 2 late, 3 early, 4 dropped, 5 unknown).
-    pub present_type: Option<i8>,
+    pub present_type: EnumCode,
     /// Whether the frame finished before its deadline.
     pub on_time_finish: Option<bool>,
     /// Whether SurfaceFlinger composited it with the GPU (client composition).
     pub gpu_composition: Option<bool>,
     /// `PredictionType` (1 valid, 2 expired, 3 unknown).
-    pub prediction_type: Option<i8>,
+    pub prediction_type: EnumCode,
     /// `JankSeverityType` (0 unknown, 1 none, 2 partial, 3 full).
-    pub jank_severity_type: Option<i8>,
+    pub jank_severity_type: EnumCode,
     /// SurfaceFrames only: whether the frame carried a buffer (else a transaction).
     pub is_buffer: Option<bool>,
     /// `JankType` bitmask and severity score.
     pub jank: JankValues,
 }
 
-const _: () = assert!(std::mem::size_of::<FrameLabels>() == 18);
+const _: () = assert!(std::mem::size_of::<FrameLabels>() == 15);
 
 impl FrameLabels {
     /// `JankType` bitmask.
@@ -95,10 +95,42 @@ impl JankValues {
     }
 }
 
-/// An enum label as [`FrameLabels`] keeps it: values outside `i8` become `i8::MAX`, outside every label's range
-/// as they were.
-pub fn narrow(value: Option<i32>) -> Option<i8> {
-    value.map(|v| i8::try_from(v).unwrap_or(i8::MAX))
+/// An optional enum label as [`FrameLabels`] keeps it: one byte, where an `Option<i8>` takes two (`i8::MIN`
+/// stands for "absent"). The packet's `int32` is narrowed: values outside `i8`, and `i8::MIN` itself, become
+/// `i8::MAX`, outside every label's range as they were.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EnumCode(i8);
+
+impl EnumCode {
+    const ABSENT: i8 = i8::MIN;
+
+    /// The label read from the packet (`None` = absent).
+    pub fn new(value: Option<i32>) -> Self {
+        EnumCode(value.map_or(Self::ABSENT, |v| {
+            i8::try_from(v)
+                .ok()
+                .filter(|&v| v != Self::ABSENT)
+                .unwrap_or(i8::MAX)
+        }))
+    }
+
+    /// The narrowed value, `None` when absent.
+    pub fn get(self) -> Option<i8> {
+        (self.0 != Self::ABSENT).then_some(self.0)
+    }
+}
+
+impl Default for EnumCode {
+    /// Absent.
+    fn default() -> Self {
+        EnumCode(Self::ABSENT)
+    }
+}
+
+impl std::fmt::Debug for EnumCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 /// A start event: opens an expected or actual slice identified by `cookie`. Fields are `None` when absent from
@@ -254,5 +286,19 @@ mod tests {
         }
         assert_ne!(JankValues::new(Some(0), None), JankValues::default());
         assert_eq!(JankValues::new(None, None), JankValues::default());
+    }
+
+    #[test]
+    fn enum_codes_keep_absent_apart_and_narrow_what_a_byte_cannot_hold() {
+        assert_eq!(EnumCode::new(None).get(), None);
+        assert_eq!(EnumCode::default(), EnumCode::new(None));
+        for v in [0, 1, 5, -1, -127, 127] {
+            assert_eq!(EnumCode::new(Some(v)).get(), Some(v as i8));
+        }
+        // Outside i8, and the byte that stands for "absent": out of every label's range, present.
+        for v in [-128, 128, i32::MAX, i32::MIN] {
+            assert_eq!(EnumCode::new(Some(v)).get(), Some(i8::MAX));
+        }
+        assert_eq!(std::mem::size_of::<EnumCode>(), 1);
     }
 }

@@ -23,7 +23,7 @@ pub(crate) mod proto {
 
 pub use clock::BOOTTIME;
 pub use event::{
-    narrow, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
+    EnumCode, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
     SystemInfo, TrackEventPhase,
 };
 

@@ -5,7 +5,7 @@
 use super::atrace::{self, Atrace};
 use super::clock::ClockConverter;
 use super::event::{
-    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
+    EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
     TrackEventPhase,
 };
 use super::ftrace::{self, FtraceItem};
@@ -565,11 +565,11 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
         ),
         Some(E::ActualDisplayFrameStart(e)) => {
             let labels = FrameLabels {
-                present_type: narrow(e.present_type),
+                present_type: EnumCode::new(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
-                prediction_type: narrow(e.prediction_type),
-                jank_severity_type: narrow(e.jank_severity_type),
+                prediction_type: EnumCode::new(e.prediction_type),
+                jank_severity_type: EnumCode::new(e.jank_severity_type),
                 is_buffer: None,
                 jank: JankValues::new(e.jank_type, e.jank_severity_score),
             };
@@ -585,11 +585,11 @@ fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
         }
         Some(E::ActualSurfaceFrameStart(e)) => {
             let labels = FrameLabels {
-                present_type: narrow(e.present_type),
+                present_type: EnumCode::new(e.present_type),
                 on_time_finish: e.on_time_finish,
                 gpu_composition: e.gpu_composition,
-                prediction_type: narrow(e.prediction_type),
-                jank_severity_type: narrow(e.jank_severity_type),
+                prediction_type: EnumCode::new(e.prediction_type),
+                jank_severity_type: EnumCode::new(e.jank_severity_type),
                 is_buffer: e.is_buffer,
                 jank: JankValues::new(e.jank_type, e.jank_severity_score),
             };

@@ -341,9 +341,9 @@ impl Pairing {
                 let l = labels;
                 let out_of_range =
                     |v: Option<i8>, max: i8| v.is_some_and(|v| !(1..=max).contains(&v));
-                if out_of_range(l.present_type, 5)
-                    || out_of_range(l.prediction_type, 3)
-                    || l.jank_severity_type.is_some_and(|v| !(0..=3).contains(&v))
+                if out_of_range(l.present_type.get(), 5)
+                    || out_of_range(l.prediction_type.get(), 3)
+                    || l.jank_severity_type.get().is_some_and(|v| !(0..=3).contains(&v))
                 {
                     stats.parser_errors += 1;
                 }
@@ -435,7 +435,7 @@ fn identify_processes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::narrow;
+    use crate::decode::EnumCode;
 
     #[test]
     fn labels_out_of_range_stay_parser_errors_once_narrowed() {
@@ -458,9 +458,9 @@ mod tests {
                 pid: Some(1),
                 layer_name: None,
                 labels: FrameLabels {
-                    present_type: narrow(*present),
-                    prediction_type: narrow(*prediction),
-                    jank_severity_type: narrow(*severity),
+                    present_type: EnumCode::new(*present),
+                    prediction_type: EnumCode::new(*prediction),
+                    jank_severity_type: EnumCode::new(*severity),
                     ..FrameLabels::default()
                 },
             };

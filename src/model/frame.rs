@@ -40,7 +40,7 @@ pub struct Slice {
 }
 
 // One per FrameTimeline slice: the model's memory on FrameTimeline-dense traces.
-const _: () = assert!(std::mem::size_of::<Slice>() == 64);
+const _: () = assert!(std::mem::size_of::<Slice>() == 56);
 
 impl Slice {
     /// SurfaceFrame token (`None` for DisplayFrames).
@@ -61,16 +61,16 @@ impl Slice {
     }
     /// Perfetto's `present_type`.
     pub fn present_type(&self) -> PresentType {
-        PresentType::of(self.labels.present_type.map(i32::from))
+        PresentType::of(self.labels.present_type.get().map(i32::from))
     }
     /// Perfetto's `prediction_type`.
     pub fn prediction_type(&self) -> PredictionType {
-        PredictionType::of(self.labels.prediction_type.map(i32::from))
+        PredictionType::of(self.labels.prediction_type.get().map(i32::from))
     }
     /// Perfetto's `jank_severity_type`.
     pub fn severity(&self) -> Severity {
         Severity::of(
-            self.labels.jank_severity_type.map(i32::from),
+            self.labels.jank_severity_type.get().map(i32::from),
             self.jank_bits(),
         )
     }

@@ -6,7 +6,7 @@ use crate::common::{shared, REAL_TRACES};
 use ftl::analysis::classify::KindAgreement;
 use ftl::analysis::{analyze, analyze_timeline, Config, Report};
 use ftl::decode::{
-    narrow, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
+    EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
 };
 use ftl::model::jank::bits;
 use ftl::model::TimelineBuilder;
@@ -256,12 +256,12 @@ impl Sim {
 
     fn labels(&self, present: i32, on_time: bool, jank: i32, severity: i32) -> FrameLabels {
         FrameLabels {
-            present_type: narrow(Some(present)),
+            present_type: EnumCode::new(Some(present)),
             on_time_finish: Some(on_time),
             gpu_composition: Some(false),
             jank: JankValues::new(Some(jank), None),
-            prediction_type: Some(1),
-            jank_severity_type: narrow(self.severity.then_some(severity)),
+            prediction_type: EnumCode::new(Some(1)),
+            jank_severity_type: EnumCode::new(self.severity.then_some(severity)),
             is_buffer: Some(true),
         }
     }

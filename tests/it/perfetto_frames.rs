@@ -19,7 +19,7 @@
 //! packets on sequence 1 and track events without a sequence id.
 
 use crate::common::{ftl_ok, parse_csv};
-use ftl::decode::{FrameLabels, FrameStart, JankValues, SliceKind};
+use ftl::decode::{EnumCode, FrameLabels, FrameStart, JankValues, SliceKind};
 use ftl::synth::TraceBuilder;
 use std::io::Write;
 
@@ -237,11 +237,11 @@ impl Gen {
             pid: Some(SF_PID),
             layer_name: None,
             labels: FrameLabels {
-                present_type: Some(if jank.is_some() { 2 } else { 1 }),
+                present_type: EnumCode::new(Some(if jank.is_some() { 2 } else { 1 })),
                 on_time_finish: Some(jank.is_none()),
                 gpu_composition: Some(false),
                 jank: JankValues::new(Some(jank.unwrap_or(1)), None),
-                prediction_type: Some(3),
+                prediction_type: EnumCode::new(Some(3)),
                 ..FrameLabels::default()
             },
         };
@@ -274,12 +274,12 @@ impl Gen {
             pid: Some(PID),
             layer_name: Some(a.layer_name.into()),
             labels: FrameLabels {
-                present_type: Some(if a.jank.is_some() { 2 } else { 1 }),
+                present_type: EnumCode::new(Some(if a.jank.is_some() { 2 } else { 1 })),
                 on_time_finish: Some(a.on_time_finish_override.unwrap_or(a.jank.is_none())),
                 gpu_composition: Some(false),
-                prediction_type: Some(3),
+                prediction_type: EnumCode::new(Some(3)),
                 // synth_common: severity None (1) without jank, else Unknown (0); the score as given.
-                jank_severity_type: Some(i8::from(jank_type == 1)),
+                jank_severity_type: EnumCode::new(Some(i32::from(jank_type == 1))),
                 jank: JankValues::new(Some(jank_type), Some(a.jank_score as f32)),
                 ..FrameLabels::default()
             },

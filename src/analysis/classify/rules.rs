@@ -59,7 +59,7 @@ impl SfRules {
         let severity_traced = timeline
             .actual
             .iter()
-            .any(|s| s.labels.jank_severity_type.is_some());
+            .any(|s| s.labels.jank_severity_type.get().is_some());
         let info = timeline.system_info.as_ref();
         let by_release = |release: u64| match release {
             0..=12 => SfRules::A12,
@@ -191,7 +191,7 @@ mod tests {
             display_frame_token: 1,
             layer: None,
             labels: crate::decode::FrameLabels {
-                jank_severity_type: Some(1),
+                jank_severity_type: crate::decode::EnumCode::new(Some(1)),
                 ..Default::default()
             },
         });
