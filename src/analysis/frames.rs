@@ -217,10 +217,12 @@ pub fn frame_rows(
     work: &FxHashMap<(i32, i64), AppWork>,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
-    let expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
-        .iter()
+    // Made where the expected slices were (an in-place collect: no second buffer beside them), then shrunk.
+    let mut expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
+        .into_iter()
         .map(|s| (s.ts_ns, s.end_ns()))
         .collect();
+    expected_bounds.shrink_to_fit();
     crate::memory::release_freed();
     let bounds = |i: Option<usize>| {
         let b = i.and_then(|i| expected_bounds.get(i));
