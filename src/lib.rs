@@ -67,26 +67,8 @@ pub struct LoadedTrace {
 pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::Analysis> {
     use analysis::{capture, Analysis};
     let shown = path.display().to_string();
-    let source = match input::detect(path) {
-        Ok(Ok(source)) => source,
-        Ok(Err(why)) => {
-            return Err(Error::Capture {
-                path: path.to_path_buf(),
-                line: 0,
-                cause: why,
-            })
-        }
-        // Unreadable: the trace loader reports it with the operating system's error.
-        Err(_) => model::Source::Perfetto,
-    };
+    let source = source_of(path, config)?;
     let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
-    if source != model::Source::Perfetto && !config.windows.is_empty() {
-        return Err(Error::Usage(format!(
-            "{shown}: --window / --marker need a Perfetto trace (a `{}` capture has no trace clock or atrace \
-             sections)",
-            source.command()
-        )));
-    }
     Ok(match source {
         model::Source::Perfetto => {
             let trace = load_trace(path, &config.windows)?;
@@ -127,6 +109,42 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
             )))
         }
     })
+}
+
+/// [`analyze_path`]'s first step for a Perfetto trace: the trace loaded, ready for [`analysis::analyze_each`]
+/// (what `ftl frames` does to write rows as they are made); `None` for a text capture, which [`analyze_path`]
+/// reads whole. Errors: those of [`analyze_path`] before the analysis.
+pub fn load_trace_of(path: &Path, config: &analysis::Config) -> Result<Option<LoadedTrace>> {
+    match source_of(path, config)? {
+        model::Source::Perfetto => load_trace(path, &config.windows).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// What `path` holds ([`input::detect`]); an unreadable file reads as a Perfetto trace, whose loader reports the
+/// operating system's error. Errors: a file of unknown content ([`Error::Capture`], line 0, saying what ftl
+/// reads); `--window` / `--marker` on a text capture ([`Error::Usage`]).
+fn source_of(path: &Path, config: &analysis::Config) -> Result<model::Source> {
+    let source = match input::detect(path) {
+        Ok(Ok(source)) => source,
+        Ok(Err(why)) => {
+            return Err(Error::Capture {
+                path: path.to_path_buf(),
+                line: 0,
+                cause: why,
+            })
+        }
+        Err(_) => model::Source::Perfetto,
+    };
+    if source != model::Source::Perfetto && !config.windows.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: --window / --marker need a Perfetto trace (a `{}` capture has no trace clock or atrace \
+             sections)",
+            path.display(),
+            source.command()
+        )));
+    }
+    Ok(source)
 }
 
 /// Reads `path` (plain or gzip, with or without `compressed_packets`) into a [`LoadedTrace`].

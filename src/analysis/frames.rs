@@ -11,7 +11,6 @@ use crate::model::{
 };
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// SurfaceFlinger's labels of an actual slice with Perfetto's column names and strings
 /// (`actual_frame_timeline_slice`): the columns SurfaceFrame and DisplayFrame rows share.
@@ -205,7 +204,7 @@ pub struct DisplayFrameRow {
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
-/// by one (their `present_interval_ns` unset: [`fill_present_intervals`]) and returns the DisplayFrame rows
+/// by one (each with its `present_interval_ns`: [`PresentIntervals`]) and returns the DisplayFrame rows
 /// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
 /// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
 /// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
@@ -285,11 +284,14 @@ pub fn frame_rows(
             app_work: w.into(),
         })
     };
+    let intervals = PresentIntervals::of(timeline, &frames);
     for (f, i) in frames.surface.iter().zip(0..) {
-        if let Some(r) = row(f, i) {
+        if let Some(mut r) = row(f, i) {
+            r.present_interval_ns = intervals.of_row(&r);
             each(r);
         }
     }
+    drop(intervals);
     // Freed before the DisplayFrame rows are allocated.
     drop(surface_labels);
     drop(frames.surface);
@@ -320,31 +322,117 @@ pub fn frame_rows(
     Some(display_rows)
 }
 
-/// Sets `present_interval_ns` = present − the previous distinct present of a non-dropped frame on the layer:
-/// `rows` holds every row of the layers it holds.
-pub fn fill_present_intervals(rows: &mut [FrameRow]) {
-    let mut presents: BTreeMap<(i32, &str), Vec<i64>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| !r.dropped) {
-        if let Some(p) = r.present_ns {
-            presents.entry((r.pid, &*r.layer_name)).or_default().push(p);
+/// Per layer, the distinct presents of its non-dropped SurfaceFrames, sorted: what a row's
+/// `present_interval_ns` (present − the previous distinct present on its layer) is read from, so that rows can
+/// be given out as they are made. 8 bytes per presented SurfaceFrame.
+struct PresentIntervals<'t>(FxHashMap<(i32, &'t str), Vec<i64>>);
+
+impl<'t> PresentIntervals<'t> {
+    /// Over every actual SurfaceFrame of `timeline` linked by `frames`.
+    fn of(timeline: &'t Timeline, frames: &Frames) -> Self {
+        let mut presents: FxHashMap<(i32, &str), Vec<i64>> = FxHashMap::default();
+        for f in &frames.surface {
+            let Some(s) = timeline.actual.get(f.actual()) else {
+                continue;
+            };
+            let present = f
+                .display()
+                .and_then(|d| frames.display.get(d))
+                .and_then(|d| timeline.actual.get(d.actual()))
+                .and_then(Slice::end_ns);
+            if let (Some(p), false) = (present, s.is_dropped()) {
+                let layer = timeline.layer_name(s.layer);
+                presents.entry((s.pid, layer)).or_default().push(p);
+            }
         }
+        for list in presents.values_mut() {
+            list.sort_unstable();
+            list.dedup();
+            list.shrink_to_fit();
+        }
+        PresentIntervals(presents)
     }
-    for list in presents.values_mut() {
-        list.sort_unstable();
-        list.dedup();
+
+    /// The interval of a row's `present_ns` on its layer; `None` for a dropped frame, one not presented, or the
+    /// layer's first present.
+    fn of_row(&self, r: &FrameRow) -> Option<i64> {
+        let p = r.present_ns.filter(|_| !r.dropped)?;
+        let list = self.0.get(&(r.pid, &*r.layer_name))?;
+        let idx = list.partition_point(|x| *x < p);
+        idx.checked_sub(1)
+            .and_then(|i| list.get(i))
+            .map(|prev| p - prev)
     }
-    let intervals: Vec<Option<i64>> = rows
-        .iter()
-        .map(|r| {
-            let p = r.present_ns.filter(|_| !r.dropped)?;
-            let list = presents.get(&(r.pid, &*r.layer_name))?;
-            let idx = list.partition_point(|x| *x < p);
-            idx.checked_sub(1)
-                .and_then(|i| list.get(i))
-                .map(|prev| p - prev)
-        })
-        .collect();
-    for (r, interval) in rows.iter_mut().zip(intervals) {
-        r.present_interval_ns = interval;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::{EnumCode, FrameLabels, SliceKind};
+    use crate::model::{Slice, Timeline};
+    use std::num::NonZeroU32;
+
+    /// A row's present interval is its present − the previous distinct present of a non-dropped frame on its
+    /// layer, whatever the order the rows are made in.
+    #[test]
+    fn present_intervals_follow_each_layers_distinct_presents() {
+        let mut timeline = Timeline {
+            layer_names: vec!["a".into(), "b".into()],
+            ..Timeline::default()
+        };
+        // DisplayFrames (token, present), then SurfaceFrames (token, DisplayFrame token, layer, dropped), rows
+        // made in this order: the layer-a frame presented at 135 comes before those presented earlier.
+        let displays = [(100, 100), (110, 110), (120, 120), (135, 135), (105, 105)];
+        let surfaces = [
+            (5, 135, 1, false),
+            (1, 100, 1, false),
+            (2, 110, 1, false),
+            (3, 110, 1, false),
+            (4, 120, 1, true),
+            (6, 105, 2, false),
+        ];
+        for (token, present) in displays {
+            timeline.actual.push(Slice {
+                kind: SliceKind::ActualDisplayFrame,
+                ts_ns: present - 5,
+                dur_ns: 5,
+                pid: 9,
+                token,
+                display_frame_token: token,
+                layer: None,
+                labels: FrameLabels::default(),
+            });
+        }
+        for (token, display, layer, dropped) in surfaces {
+            timeline.actual.push(Slice {
+                kind: SliceKind::ActualSurfaceFrame,
+                ts_ns: 50,
+                dur_ns: 10,
+                pid: 1,
+                token,
+                display_frame_token: display,
+                layer: NonZeroU32::new(layer),
+                labels: FrameLabels {
+                    present_type: EnumCode::new(Some(if dropped { 4 } else { 1 })),
+                    ..FrameLabels::default()
+                },
+            });
+        }
+        let report = crate::analysis::analyze_timeline(timeline, &Default::default());
+        let intervals: Vec<_> = report
+            .frames
+            .iter()
+            .map(|r| (r.surface_frame_token, r.present_interval_ns))
+            .collect();
+        assert_eq!(
+            intervals,
+            [
+                (5, Some(25)),
+                (1, None),
+                (2, Some(10)),
+                (3, Some(10)),
+                (4, None),
+                (6, None)
+            ]
+        );
     }
 }

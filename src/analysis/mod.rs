@@ -183,8 +183,9 @@ pub struct Config {
     pub macrobenchmark: Option<String>,
     /// Analysis windows (`--window`, `--marker`); empty: the whole trace.
     pub windows: crate::model::window::WindowSpec,
-    /// Keep [`Report::frames`], the per-SurfaceFrame rows (`frames`, charts, `batch`, `diff`). Without it they
-    /// are summarised per layer as they are made and not kept: one row per SurfaceFrame is about 240 bytes.
+    /// Keep [`Report::frames`], the per-SurfaceFrame rows (charts, `batch`, `diff`). Without it they are
+    /// summarised per layer as they are made and not kept: one row per SurfaceFrame is about 240 bytes
+    /// ([`analyze_each`] gives them out instead, as `ftl frames` does).
     pub frame_rows: bool,
     /// Build [`Report::display_frames`], the per-DisplayFrame rows (`frames --display-frames`, charts). Without
     /// it they are not built and take no memory: one row per DisplayFrame is about 240 bytes.
@@ -250,8 +251,41 @@ impl LinkCounts {
     }
 }
 
-/// Analyses a loaded trace; its slices are freed as the per-frame rows that replace them are built.
+/// Analyses a loaded trace; its slices are freed as the per-frame rows that replace them are built. The
+/// SurfaceFrame rows are kept in [`Report::frames`] with [`Config::frame_rows`], else only summarised.
 pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
+    let mut frames = Vec::new();
+    if config.frame_rows {
+        frames.reserve_exact(
+            trace
+                .timeline
+                .actual
+                .iter()
+                .filter(|s| !s.kind.is_display())
+                .count(),
+        );
+    }
+    let mut summaries = metrics::LayerSummaries::default();
+    let mut report = analyze_each(trace, path, config, &mut |f| {
+        summaries.add(&f);
+        if config.frame_rows {
+            frames.push(f);
+        }
+    });
+    report.layers = summaries.finish(report.vsync.period_ns);
+    report.frames = frames;
+    report
+}
+
+/// [`analyze`], giving each SurfaceFrame row of the processes and layers asked for to `each` as it is made (in
+/// actual-slice order, with its present interval) instead of keeping or summarising it: [`Report::frames`] and
+/// [`Report::layers`] stay empty whatever [`Config::frame_rows`] says. What `ftl frames` writes a batch at a time.
+pub fn analyze_each(
+    trace: LoadedTrace,
+    path: &str,
+    config: &Config,
+    each: &mut dyn FnMut(FrameRow),
+) -> Report {
     let LoadedTrace {
         timeline,
         decode: d,
@@ -322,34 +356,16 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
                 .as_ref()
                 .is_none_or(|g| g.matches(&f.layer_name))
     };
-    let mut summaries = metrics::LayerSummaries::default();
     let mut without_app_sections = 0;
-    let mut summarise = |f: &FrameRow| {
-        summaries.add(f);
-        without_app_sections += u64::from(f.app_work.0.is_none());
-    };
-    let kept = if config.frame_rows {
-        counts.surface_frames as usize
-    } else {
-        0
-    };
-    let mut frames = Vec::with_capacity(kept);
     let display_frames = frames::frame_rows(timeline, linked, surface, display, &work, &mut |f| {
-        if !keeps(&f) {
-            return;
-        }
-        if config.frame_rows {
-            frames.push(f);
-        } else {
-            summarise(&f);
+        if keeps(&f) {
+            without_app_sections += u64::from(f.app_work.0.is_none());
+            each(f);
         }
     });
-    // The model, links and labels are gone: their pages go back before kept rows are summarised.
+    // The model, links and labels are gone: their pages go back.
     crate::memory::release_freed();
-    frames.iter().for_each(&mut summarise);
-    frames::fill_present_intervals(&mut frames);
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
-    let layers = summaries.finish(vsync.period_ns);
     let facts = TraceFacts {
         path: path.to_string(),
         file_bytes,
@@ -393,11 +409,11 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         agreement,
         processes,
         totals,
-        layers,
+        layers: Vec::new(),
         diagnostics,
         windows,
         macrobenchmark,
-        frames,
+        frames: Vec::new(),
         display_frames,
     }
 }

@@ -5,7 +5,7 @@ use crate::analysis::slices::{ActualSliceRow, ExpectedSliceRow};
 use crate::analysis::{self, explain, slices, Analysis, Config};
 use crate::error::{Error, Result};
 use crate::output::perfetto_tables::PerfettoTable;
-use crate::output::table::{write_rows, write_table, TableFormat};
+use crate::output::table::{write_rows, write_rows_each, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -403,16 +403,36 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Frames(a) => {
             let config = Config {
+                frame_rows: !a.display_frames,
                 display_frame_rows: a.display_frames,
                 ..a.analysis.config_in(&a.window)?
             };
-            let analysis = crate::analyze_path(&a.trace.trace, &config)?;
-            crate::output::write_frames(
-                &analysis,
-                a.display_frames,
-                a.format.into(),
-                a.output.as_deref(),
-            )?;
+            let (path, format, output) = (&a.trace.trace, a.format.into(), a.output.as_deref());
+            // A trace's SurfaceFrame rows are written as the analysis makes them, a batch at a time, not kept;
+            // DisplayFrame rows and a capture's frames come from the whole analysis.
+            match crate::load_trace_of(path, &config)? {
+                Some(trace) if !a.display_frames => {
+                    let shown = path.display().to_string();
+                    write_rows_each::<crate::analysis::frames::FrameRow, _>(
+                        format,
+                        output,
+                        |push| {
+                            crate::analysis::analyze_each(trace, &shown, &config, &mut |row| {
+                                push(&row)
+                            });
+                        },
+                    )?;
+                }
+                trace => {
+                    let analysis = match trace {
+                        Some(trace) => crate::analysis::Analysis::Trace(Box::new(
+                            crate::analysis::analyze(trace, &path.display().to_string(), &config),
+                        )),
+                        None => crate::analyze_path(path, &config)?,
+                    };
+                    crate::output::write_frames(&analysis, a.display_frames, format, output)?;
+                }
+            }
         }
         Command::Explain(a) => print_explanations(a.jank_type.as_deref())?,
         Command::Report(a) => report::run(&a)?,

@@ -23,7 +23,7 @@ pub(crate) mod proto {
 
 pub use clock::BOOTTIME;
 pub use event::{
-    EnumCode, Atrace, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
+    Atrace, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
     SystemInfo, TrackEventPhase,
 };
 

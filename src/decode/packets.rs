@@ -5,8 +5,8 @@
 use super::atrace::{self, Atrace};
 use super::clock::ClockConverter;
 use super::event::{
-    EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind, SystemInfo,
-    TrackEventPhase,
+    EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
+    SystemInfo, TrackEventPhase,
 };
 use super::ftrace::{self, FtraceItem};
 use super::proto;

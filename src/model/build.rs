@@ -343,7 +343,9 @@ impl Pairing {
                     |v: Option<i8>, max: i8| v.is_some_and(|v| !(1..=max).contains(&v));
                 if out_of_range(l.present_type.get(), 5)
                     || out_of_range(l.prediction_type.get(), 3)
-                    || l.jank_severity_type.get().is_some_and(|v| !(0..=3).contains(&v))
+                    || l.jank_severity_type
+                        .get()
+                        .is_some_and(|v| !(0..=3).contains(&v))
                 {
                     stats.parser_errors += 1;
                 }

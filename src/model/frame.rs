@@ -252,9 +252,11 @@ impl Timeline {
         let mut expected = IndexTable::with_capacity(self.expected.len());
         for (i, s) in self.expected.iter().enumerate() {
             let k = key(s);
-            if let Entry::Vacant(slot) =
-                expected.entry(hash(&k), |j| expected_key(j) == k, |j| hash(&expected_key(j)))
-            {
+            if let Entry::Vacant(slot) = expected.entry(
+                hash(&k),
+                |j| expected_key(j) == k,
+                |j| hash(&expected_key(j)),
+            ) {
                 slot.insert(i as Index);
             }
         }

@@ -139,20 +139,59 @@ pub fn write_rows<T: Serialize + Default>(
     with_sink(format, path, |sink| {
         let mut rows = rows.into_iter();
         while let Some(row) = rows.next() {
-            if columns.rows() == 0 {
-                // A batch's columns are sized for this row and those the iterator says are left.
-                columns.reserve(rows.size_hint().0.saturating_add(1).min(BATCH_ROWS));
-            }
-            columns.push(row.borrow())?;
-            if columns.rows() == BATCH_ROWS {
-                sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
-            }
+            push_row(&mut columns, sink, row.borrow(), rows.size_hint().0)?;
         }
-        if columns.rows() > 0 || !sink.started() {
-            sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
-        }
-        Ok(())
+        end_rows(&mut columns, sink)
     })
+}
+
+/// [`write_rows`] of the rows `produce` hands to its callback as it makes them (rows made inside a computation,
+/// such as [`crate::analysis::analyze_each`]'s): the output is opened before `produce` runs, and written
+/// [`BATCH_ROWS`] at a time. Returns what `produce` returns. Errors: those of [`write_rows`]; after a write error
+/// the rows that follow are dropped.
+pub fn write_rows_each<T: Serialize + Default, R>(
+    format: TableFormat,
+    path: Option<&Path>,
+    produce: impl FnOnce(&mut dyn FnMut(&T)) -> R,
+) -> Result<R> {
+    let mut columns = Columns::of::<T>().map_err(table_error)?;
+    with_sink(format, path, |sink| {
+        let mut written = Ok(());
+        let made = produce(&mut |row| {
+            if written.is_ok() {
+                written = push_row(&mut columns, sink, row, 0);
+            }
+        });
+        written?;
+        end_rows(&mut columns, sink)?;
+        Ok(made)
+    })
+}
+
+/// Adds a row to the batch in `columns`, written once full. A new batch's columns are sized for this row and the
+/// `left` the caller knows of (at most a batch).
+fn push_row<T: Serialize>(
+    columns: &mut Columns,
+    sink: &mut Sink,
+    row: &T,
+    left: usize,
+) -> Result<(), String> {
+    if columns.rows() == 0 {
+        columns.reserve(left.saturating_add(1).min(BATCH_ROWS));
+    }
+    columns.push(row)?;
+    if columns.rows() == BATCH_ROWS {
+        sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+    }
+    Ok(())
+}
+
+/// Writes the last batch (and, for a table without rows, its header).
+fn end_rows(columns: &mut Columns, sink: &mut Sink) -> Result<(), String> {
+    if columns.rows() > 0 || !sink.started() {
+        sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+    }
+    Ok(())
 }
 
 /// Writes `df` to `path`, or to stdout when `path` is `None` (CSV and JSON only).
@@ -161,11 +200,11 @@ pub fn write_table(df: &mut DataFrame, format: TableFormat, path: Option<&Path>)
 }
 
 /// Opens the output, lets `fill` write its batches, and finishes the file. Errors name the output.
-fn with_sink(
+fn with_sink<R>(
     format: TableFormat,
     path: Option<&Path>,
-    fill: impl FnOnce(&mut Sink) -> Result<(), String>,
-) -> Result<()> {
+    fill: impl FnOnce(&mut Sink) -> Result<R, String>,
+) -> Result<R> {
     if path.is_none() && format == TableFormat::Parquet {
         return Err(Error::Usage("Parquet output needs -o FILE".into()));
     }
@@ -179,7 +218,9 @@ fn with_sink(
         out: Some(out),
         writer: None,
     };
-    fill(&mut sink).and_then(|()| sink.finish()).map_err(err)
+    let filled = fill(&mut sink).map_err(err)?;
+    sink.finish().map_err(err)?;
+    Ok(filled)
 }
 
 /// The CSV header line exactly as polars writes it (`QuoteStyle::Necessary`: a name is quoted when it is empty or
@@ -345,14 +386,23 @@ mod tests {
         for format in [TableFormat::Csv, TableFormat::Json, TableFormat::Parquet] {
             let whole = dir.path().join(format!("whole.{}", format.extension()));
             let batched = dir.path().join(format!("batched.{}", format.extension()));
+            // The same rows pushed one by one from inside a computation.
+            let pushed = dir.path().join(format!("pushed.{}", format.extension()));
             write_table(&mut to_dataframe(&all).unwrap(), format, Some(&whole)).unwrap();
             write_rows::<Row>(rows(), format, Some(&batched)).unwrap();
+            let n = write_rows_each::<Row, _>(format, Some(&pushed), |push| {
+                rows().map(|r| push(&r)).count()
+            })
+            .unwrap();
+            assert_eq!(n, all.len());
             if format == TableFormat::Parquet {
                 let read = |p: &Path| ParquetReader::new(File::open(p).unwrap()).finish().unwrap();
                 assert!(read(&whole).equals_missing(&read(&batched)));
+                assert!(read(&whole).equals_missing(&read(&pushed)));
             } else {
                 let whole = std::fs::read(&whole).unwrap();
                 assert_eq!(whole, std::fs::read(&batched).unwrap(), "{format:?}");
+                assert_eq!(whole, std::fs::read(&pushed).unwrap(), "{format:?}");
                 assert!(whole.len() > BATCH_ROWS * 20);
             }
         }
@@ -367,6 +417,12 @@ mod tests {
         let json = dir.path().join("empty.json");
         write_rows::<Row>(std::iter::empty::<Row>(), TableFormat::Json, Some(&json)).unwrap();
         assert_eq!(std::fs::read_to_string(&json).unwrap(), "[]");
+        let pushed = dir.path().join("pushed.csv");
+        write_rows_each::<Row, _>(TableFormat::Csv, Some(&pushed), |_| ()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&pushed).unwrap(),
+            "ts,note,ratio_ms\n"
+        );
     }
 
     #[test]
