@@ -104,8 +104,14 @@ fn is_perfetto_integer(name: &str) -> bool {
         || name.starts_with("was_")
 }
 
-/// Rows per batch of [`write_rows`]: one Parquet row group, and the most rows held as cells at once.
+/// Rows per batch of [`write_rows`] in Parquet: one row group, and the most rows held as cells at once.
 pub const BATCH_ROWS: usize = 16_384;
+
+/// Rows per batch of [`write_rows`] in CSV and JSON, whose bytes do not depend on the batches: a quarter of a
+/// row group, which takes a quarter of the memory (16,384 rows of `ftl frames` held as cells and column
+/// builders take about 15 MB, a third of the analysis' own peak on a FrameTimeline-dense trace) for a few more
+/// calls into the writer.
+const TEXT_BATCH_ROWS: usize = 4_096;
 
 /// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised, flattened fields
 /// included (a `T::default()` supplies them when `rows` is empty). Types: integers → Int64, floats → Float64,
@@ -126,10 +132,11 @@ fn table_error(cause: String) -> Error {
     }
 }
 
-/// Writes rows as a table to `path`, or to stdout when `path` is `None` (CSV and JSON only), [`BATCH_ROWS`] at
-/// a time: the columns and types of [`to_dataframe`], and the same bytes as writing the whole table at once
-/// (the batches of a column that holds no value take the type of the first batch). Errors: [`Error::Usage`]
-/// for Parquet to stdout; [`Error::Output`] naming the file if it cannot be written.
+/// Writes rows as a table to `path`, or to stdout when `path` is `None` (CSV and JSON only), a batch at a time
+/// ([`BATCH_ROWS`] for Parquet, fewer for CSV and JSON): the columns and types of [`to_dataframe`], and the
+/// same bytes as writing the whole table at once (the batches of a column that holds no value take the type of
+/// the first batch). Errors: [`Error::Usage`] for Parquet to stdout; [`Error::Output`] naming the file if it
+/// cannot be written.
 pub fn write_rows<T: Serialize + Default>(
     rows: impl IntoIterator<Item = impl Borrow<T>>,
     format: TableFormat,
@@ -147,7 +154,7 @@ pub fn write_rows<T: Serialize + Default>(
 
 /// [`write_rows`] of the rows `produce` hands to its callback as it makes them (rows made inside a computation,
 /// such as [`crate::analysis::analyze_each`]'s): the output is opened before `produce` runs, and written
-/// [`BATCH_ROWS`] at a time. Returns what `produce` returns. Errors: those of [`write_rows`]; after a write error
+/// a batch at a time. Returns what `produce` returns. Errors: those of [`write_rows`]; after a write error
 /// the rows that follow are dropped.
 pub fn write_rows_each<T: Serialize + Default, R>(
     format: TableFormat,
@@ -176,11 +183,12 @@ fn push_row<T: Serialize>(
     row: &T,
     left: usize,
 ) -> Result<(), String> {
+    let batch = sink.batch_rows();
     if columns.rows() == 0 {
-        columns.reserve(left.saturating_add(1).min(BATCH_ROWS));
+        columns.reserve(left.saturating_add(1).min(batch));
     }
     columns.push(row)?;
-    if columns.rows() == BATCH_ROWS {
+    if columns.rows() == batch {
         sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
     }
     Ok(())
@@ -254,6 +262,14 @@ enum Writer {
 }
 
 impl Sink {
+    /// Rows per batch in this format.
+    fn batch_rows(&self) -> usize {
+        match self.format {
+            TableFormat::Parquet => BATCH_ROWS,
+            TableFormat::Csv | TableFormat::Json => TEXT_BATCH_ROWS,
+        }
+    }
+
     fn started(&self) -> bool {
         self.writer.is_some()
     }
