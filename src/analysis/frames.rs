@@ -204,7 +204,8 @@ pub struct DisplayFrameRow {
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
-/// by one (each with its `present_interval_ns`: [`PresentIntervals`]) and returns the DisplayFrame rows
+/// by one (each with its `present_interval_ns` if `with_intervals`, [`PresentIntervals`]; else without, for rows
+/// that are only summarised) and returns the DisplayFrame rows
 /// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
 /// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
 /// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
@@ -214,6 +215,7 @@ pub fn frame_rows(
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
     work: &FxHashMap<(i32, i64), AppWork>,
+    with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
     // Made where the expected slices were (an in-place collect: no second buffer beside them), then shrunk.
@@ -284,10 +286,10 @@ pub fn frame_rows(
             app_work: w.into(),
         })
     };
-    let intervals = PresentIntervals::of(timeline, &frames);
+    let intervals = with_intervals.then(|| PresentIntervals::of(timeline, &frames));
     for (f, i) in frames.surface.iter().zip(0..) {
         if let Some(mut r) = row(f, i) {
-            r.present_interval_ns = intervals.of_row(&r);
+            r.present_interval_ns = intervals.as_ref().and_then(|p| p.of_row(&r));
             each(r);
         }
     }

@@ -266,7 +266,8 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         );
     }
     let mut summaries = metrics::LayerSummaries::default();
-    let mut report = analyze_each(trace, path, config, &mut |f| {
+    // Rows only summarised need no present interval.
+    let mut report = analyze_rows(trace, path, config, config.frame_rows, &mut |f| {
         summaries.add(&f);
         if config.frame_rows {
             frames.push(f);
@@ -284,6 +285,17 @@ pub fn analyze_each(
     trace: LoadedTrace,
     path: &str,
     config: &Config,
+    each: &mut dyn FnMut(FrameRow),
+) -> Report {
+    analyze_rows(trace, path, config, true, each)
+}
+
+/// [`analyze_each`], the rows' present intervals set only `with_intervals`.
+fn analyze_rows(
+    trace: LoadedTrace,
+    path: &str,
+    config: &Config,
+    with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
 ) -> Report {
     let LoadedTrace {
@@ -357,12 +369,20 @@ pub fn analyze_each(
                 .is_none_or(|g| g.matches(&f.layer_name))
     };
     let mut without_app_sections = 0;
-    let display_frames = frames::frame_rows(timeline, linked, surface, display, &work, &mut |f| {
-        if keeps(&f) {
-            without_app_sections += u64::from(f.app_work.0.is_none());
-            each(f);
-        }
-    });
+    let display_frames = frames::frame_rows(
+        timeline,
+        linked,
+        surface,
+        display,
+        &work,
+        with_intervals,
+        &mut |f| {
+            if keeps(&f) {
+                without_app_sections += u64::from(f.app_work.0.is_none());
+                each(f);
+            }
+        },
+    );
     // The model, links and labels are gone: their pages go back.
     crate::memory::release_freed();
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));
