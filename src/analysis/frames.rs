@@ -204,8 +204,8 @@ pub struct DisplayFrameRow {
 
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
-/// by one (each with its `present_interval_ns` if `with_intervals`, [`PresentIntervals`]; else without, for rows
-/// that are only summarised) and returns the DisplayFrame rows
+/// by one (each with its `present_interval_ns` if `with_intervals`, else without, for rows that are only
+/// summarised) and returns the DisplayFrame rows
 /// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
 /// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
 /// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).

@@ -154,7 +154,8 @@ pub struct Report {
     /// Macrobenchmark's FrameTimingMetric for `Config::macrobenchmark`, in Macrobenchmark's JSON shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub macrobenchmark: Option<app::macrobenchmark::Macrobenchmark>,
-    /// Per-frame rows (SurfaceFrames), for tables and charts; empty unless [`Config::frame_rows`].
+    /// Per-frame rows (SurfaceFrames), for tables and charts; empty unless [`Config::frame_rows`], and from
+    /// [`analyze_each`], which gives them out instead.
     #[serde(skip)]
     pub frames: Vec<FrameRow>,
     /// Per-frame rows (DisplayFrames); `None` unless [`Config::display_frame_rows`].
@@ -266,13 +267,16 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         );
     }
     let mut summaries = metrics::LayerSummaries::default();
-    // Rows only summarised need no present interval.
+    // Rows only summarised need no present interval. Kept rows are summarised once the model is freed, so that
+    // the summaries' memory does not add to the model's.
     let mut report = analyze_rows(trace, path, config, config.frame_rows, &mut |f| {
-        summaries.add(&f);
         if config.frame_rows {
             frames.push(f);
+        } else {
+            summaries.add(&f);
         }
     });
+    frames.iter().for_each(|f| summaries.add(f));
     report.layers = summaries.finish(report.vsync.period_ns);
     report.frames = frames;
     report

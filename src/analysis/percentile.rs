@@ -12,6 +12,9 @@ pub fn percentile_by(n: usize, value: impl Fn(usize) -> f64, p: f64) -> Option<f
     let last = n.checked_sub(1)?;
     let ix = p / 100.0 * last as f64;
     let lo = ix.floor() as usize;
+    if lo > last {
+        return None;
+    }
     let hi = if ix == lo as f64 || lo == last {
         lo
     } else {
@@ -64,6 +67,8 @@ mod tests {
         assert_eq!(percentile(&v, 0.0), Some(0.5));
         assert_eq!(percentile(&v, 100.0), Some(2.0));
         assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&v, 150.0), None);
+        assert_eq!(percentile(&v, f64::INFINITY), None);
         assert_eq!(percentile_ns(&[1, 2], 50.0), Some(1));
         assert_eq!(percentile_ns(&[7], 99.0), Some(7));
     }

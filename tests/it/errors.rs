@@ -24,6 +24,30 @@ fn assert_clean_failure(path: &Path, cause: &str) {
     assert!(stderr.contains(cause), "says '{cause}': {stderr}");
 }
 
+/// `frames` writes rows as the analysis makes them, but opens its output only once the trace is loaded: an input
+/// that is not a trace (or a trace without FrameTimeline) fails cleanly and leaves no file behind.
+#[test]
+fn frames_of_a_bad_input_leaves_no_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.pftrace");
+    std::fs::write(&bad, random_bytes(7, 4096)).unwrap();
+    for format in ["csv", "parquet"] {
+        let out = dir.path().join(format!("frames.{format}"));
+        let run = ftl(&[
+            "frames",
+            bad.to_str().unwrap(),
+            "--format",
+            format,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(bad.to_str().unwrap()), "{stderr}");
+        assert!(!out.exists(), "{} was created", out.display());
+    }
+}
+
 #[test]
 fn empty_file() {
     let dir = tempfile::tempdir().unwrap();

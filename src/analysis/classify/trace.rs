@@ -114,7 +114,7 @@ impl Reason {
 }
 
 /// The re-derivation of one actual frame.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Derived {
     /// Re-derived labels; `None` when the frame could not be re-derived (`reason` says why).
     pub label: Option<Label>,
@@ -122,8 +122,9 @@ pub struct Derived {
     pub agrees: Option<bool>,
     /// Why it disagrees or could not be re-derived.
     pub reason: Option<Reason>,
-    /// [`Derived::expected_present_ns`], [`NO_TIME`] for none: 8 bytes where an `Option<i64>` takes 16.
+    /// [`Derived::expected_present_ns`] when `has_expected_present`: 9 bytes where an `Option<i64>` takes 16.
     expected_present: i64,
+    has_expected_present: bool,
     /// Scheduled with a non-default (early / early-GPU) SF work duration.
     pub early_durations: bool,
 }
@@ -131,29 +132,15 @@ pub struct Derived {
 // One per actual frame, alive with the model's slices.
 const _: () = assert!(std::mem::size_of::<Derived>() == 24);
 
-/// The [`Derived::expected_present`] of none (no trace time is negative).
-const NO_TIME: i64 = i64::MIN;
-
-impl Default for Derived {
-    fn default() -> Self {
-        Derived {
-            label: None,
-            agrees: None,
-            reason: None,
-            expected_present: NO_TIME,
-            early_durations: false,
-        }
-    }
-}
-
 impl Derived {
     /// The expected present used (DisplayFrames: expected end; SurfaceFrames: reconstructed), ns.
     pub fn expected_present_ns(&self) -> Option<i64> {
-        (self.expected_present != NO_TIME).then_some(self.expected_present)
+        self.has_expected_present.then_some(self.expected_present)
     }
 
     fn set_expected_present_ns(&mut self, ns: Option<i64>) {
-        self.expected_present = ns.unwrap_or(NO_TIME);
+        self.has_expected_present = ns.is_some();
+        self.expected_present = ns.unwrap_or_default();
     }
 }
 
@@ -602,14 +589,15 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
 }
 
 /// The indices `0..n` in the order a stable sort by `key` puts them: the indices (4 bytes each) sorted, each key
-/// computed where it is compared. The frames come in time order, nearly the order of their keys (token, latch
-/// time), which a stable sort takes in a few passes.
+/// computed where it is compared. The frames come in time order, nearly the order of their keys (a DisplayFrame's
+/// token; a SurfaceFrame's latch time, then token), which a stable sort takes in a few passes.
 fn stable_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<u32> {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by_key(|&i| key(i as usize));
     order
 }
 
+/// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
 fn summarize<'a>(
     derived: &[Derived],
     slices: impl Iterator<Item = Option<&'a Slice>>,
