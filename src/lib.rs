@@ -58,23 +58,47 @@ pub struct LoadedTrace {
     pub windows: Vec<model::window::Span>,
 }
 
-/// Reads and analyses one input, whatever it holds ([`input::detect`]): a Perfetto trace ([`load_path`] then
-/// [`analysis::analyze`], the model freed before returning) or a text capture (its reader in [`sources`], then
-/// [`analysis::capture`]).
+/// Reads and analyses one input, whatever it holds: [`open_input`] then [`analyze_input`].
 ///
 /// Errors: those of [`load_path`] for traces; for captures [`Error::Capture`] naming the line and the cause;
 /// [`Error::Capture`] with line 0 for a file of unknown content, saying what ftl reads.
 pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::Analysis> {
+    analyze_input(open_input(path, config)?, path, config)
+}
+
+/// An input as far as it is read before its analysis: a loaded Perfetto trace, or the kind of a text capture
+/// (read whole by [`analyze_input`]).
+pub enum Input {
+    /// A Perfetto trace, loaded ([`load_path_in`] with the analysis windows).
+    Trace(Box<LoadedTrace>),
+    /// A text capture not read yet.
+    Capture(model::Source),
+}
+
+/// Tells what `path` holds ([`input::detect`]) and loads it if it is a Perfetto trace: the step before the
+/// analysis, after which a command may open its output (`ftl frames` then writes rows as
+/// [`analysis::analyze_each`] makes them). Errors: those of [`analyze_path`] before the analysis.
+pub fn open_input(path: &Path, config: &analysis::Config) -> Result<Input> {
+    Ok(match source_of(path, config)? {
+        model::Source::Perfetto => Input::Trace(Box::new(load_trace(path, &config.windows)?)),
+        capture => Input::Capture(capture),
+    })
+}
+
+/// Analyses an [`open_input`]: a trace with [`analysis::analyze`] (the model freed before returning), a capture
+/// with its reader in [`sources`] then [`analysis::capture`]. Errors: for captures, [`Error::Capture`] naming
+/// the line and the cause.
+pub fn analyze_input(
+    opened: Input,
+    path: &Path,
+    config: &analysis::Config,
+) -> Result<analysis::Analysis> {
     use analysis::{capture, Analysis};
     let shown = path.display().to_string();
-    let source = source_of(path, config)?;
     let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
-    Ok(match source {
-        model::Source::Perfetto => {
-            let trace = load_trace(path, &config.windows)?;
-            Analysis::Trace(Box::new(analysis::analyze(trace, &shown, config)))
-        }
-        model::Source::SfLatency => {
+    Ok(match opened {
+        Input::Trace(trace) => Analysis::Trace(Box::new(analysis::analyze(*trace, &shown, config))),
+        Input::Capture(model::Source::SfLatency) => {
             let name = config.layer_name.clone().unwrap_or_else(|| {
                 path.file_stem()
                     .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned())
@@ -87,7 +111,7 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
                 config,
             )))
         }
-        model::Source::Gfxinfo => {
+        Input::Capture(model::Source::Gfxinfo) => {
             let options = sources::gfxinfo::Options {
                 drop_flagged_rows: config.gfxinfo_drop_flagged_rows,
             };
@@ -99,7 +123,7 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
                 config,
             )))
         }
-        model::Source::Logcat => {
+        Input::Capture(model::Source::Logcat) => {
             let read = sources::logcat::read(input::open_text(path)?, path)?;
             Analysis::Capture(Box::new(capture::logcat(
                 read,
@@ -108,17 +132,13 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
                 config,
             )))
         }
+        // `open_input` loads every trace.
+        Input::Capture(model::Source::Perfetto) => {
+            return Err(Error::Usage(format!(
+                "{shown}: a trace must be loaded first"
+            )))
+        }
     })
-}
-
-/// [`analyze_path`]'s first step for a Perfetto trace: the trace loaded, ready for [`analysis::analyze_each`]
-/// (what `ftl frames` does to write rows as they are made); `None` for a text capture, which [`analyze_path`]
-/// reads whole. Errors: those of [`analyze_path`] before the analysis.
-pub fn load_trace_of(path: &Path, config: &analysis::Config) -> Result<Option<LoadedTrace>> {
-    match source_of(path, config)? {
-        model::Source::Perfetto => load_trace(path, &config.windows).map(Some),
-        _ => Ok(None),
-    }
 }
 
 /// What `path` holds ([`input::detect`]); an unreadable file reads as a Perfetto trace, whose loader reports the

@@ -410,26 +410,21 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             let (path, format, output) = (&a.trace.trace, a.format.into(), a.output.as_deref());
             // A trace's SurfaceFrame rows are written as the analysis makes them, a batch at a time, not kept;
             // DisplayFrame rows and a capture's frames come from the whole analysis.
-            match crate::load_trace_of(path, &config)? {
-                Some(trace) if !a.display_frames => {
+            match crate::open_input(path, &config)? {
+                crate::Input::Trace(trace) if !a.display_frames => {
                     let shown = path.display().to_string();
                     write_rows_each::<crate::analysis::frames::FrameRow, _>(
                         format,
                         output,
                         |push| {
-                            crate::analysis::analyze_each(trace, &shown, &config, &mut |row| {
+                            crate::analysis::analyze_each(*trace, &shown, &config, &mut |row| {
                                 push(&row)
                             });
                         },
                     )?;
                 }
-                trace => {
-                    let analysis = match trace {
-                        Some(trace) => crate::analysis::Analysis::Trace(Box::new(
-                            crate::analysis::analyze(trace, &path.display().to_string(), &config),
-                        )),
-                        None => crate::analyze_path(path, &config)?,
-                    };
+                opened => {
+                    let analysis = crate::analyze_input(opened, path, &config)?;
                     crate::output::write_frames(&analysis, a.display_frames, format, output)?;
                 }
             }
