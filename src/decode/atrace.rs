@@ -107,8 +107,8 @@ fn trimmed(buf: &[u8]) -> &[u8] {
 
 /// The [`Head`] of a line written the usual way — a one-byte phase, a bar, 1 to 9 digits, then a bar or the end
 /// — read in one pass; `None` means "read it the general way" ([`any_head`]), which gives the same result for
-/// these lines. Every line is split when it is parsed, and a `B` line once more by the decoder's check
-/// ([`begins_named`]), so this is the hot path of atrace decoding.
+/// these lines. Every line is split when the decoder triages it ([`triage`]), and the few lines triage does not
+/// settle once more when parsed, so this is the hot path of atrace decoding.
 #[inline]
 fn usual_head(line: &[u8]) -> Option<Head<'_>> {
     let (&phase, field) = match line {
@@ -158,13 +158,60 @@ fn any_head(line: &[u8]) -> Option<Head<'_>> {
     })
 }
 
-/// Whether [`parse`] would give an [`Atrace::Begin`] with a name (kept by `keep_name`, or the empty-name
-/// placeholder): the question the decoder asks of every line before the line itself is parsed elsewhere.
-pub fn begins_named(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> bool {
-    // Only a `B` line is split: most lines are told apart by their first byte.
-    buf.first() == Some(&b'B')
-        && matches!(split(buf), Some(Head { phase: b'B', tgid: Some(_), rest, .. })
-            if rest.is_empty() || keep_name(rest))
+/// What the decoder learns of a line from its head alone, before deciding whether the line must be copied to be
+/// parsed elsewhere: most lines of a trace are `E` lines and `B` lines whose names the model does not keep, and
+/// those are whole once triaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Triage {
+    /// An `E` line: [`parse`] gives `Atrace::End { tgid }`.
+    End {
+        /// Process id from the line, 0 if absent.
+        tgid: u32,
+    },
+    /// A `B` line whose name `keep_name` does not keep: [`parse`] gives `Atrace::Begin` with an empty name.
+    Unnamed {
+        /// Process id from the line.
+        tgid: u32,
+    },
+    /// A `B` line whose name [`parse`] gives (kept by `keep_name`, or the empty-name placeholder).
+    Named,
+    /// Any other line, valid or not: only [`parse`] tells.
+    Other,
+}
+
+impl Triage {
+    /// The [`Atrace`] [`parse`] gives for an `End` or `Unnamed` line; `None` for the others.
+    pub fn atrace(self) -> Option<Atrace> {
+        match self {
+            Triage::End { tgid } => Some(Atrace::End { tgid }),
+            Triage::Unnamed { tgid } => Some(Atrace::Begin {
+                tgid,
+                name: String::new(),
+            }),
+            Triage::Named | Triage::Other => None,
+        }
+    }
+}
+
+/// Triages one atrace line (see [`Triage`]), agreeing with [`parse`] given the same `keep_name`.
+pub fn triage(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Triage {
+    match split(buf) {
+        Some(Head {
+            phase: b'B',
+            tgid: Some(tgid),
+            rest,
+            ..
+        }) => match rest.is_empty() || keep_name(rest) {
+            true => Triage::Named,
+            false => Triage::Unnamed { tgid },
+        },
+        Some(Head {
+            phase: b'E', tgid, ..
+        }) => Triage::End {
+            tgid: tgid.unwrap_or(0),
+        },
+        _ => Triage::Other,
+    }
 }
 
 /// Parses one atrace line. A `B` line's name is copied only when `keep_name` says so; otherwise it is left
@@ -332,30 +379,54 @@ mod tests {
     }
 
     #[test]
-    fn begins_named_agrees_with_parse() {
+    fn triage_agrees_with_parse() {
         let keep = |name: &[u8]| name.starts_with(b"DrawFrame");
         for line in [
             "B|1|DrawFrame 3",
             "B|1|DrawFrame 3\n",
             "B|1|inflate",
+            "B|1|inflate\n\0",
             "B|1|",
             "B|1",
             "B|x|DrawFrame 3",
+            "B|x|inflate",
             "B||DrawFrame 3",
             "Bx|2|DrawFrame 3",
+            "Bx|2|inflate",
             "E|1",
+            "E",
+            "E|",
+            "E|x",
+            "E|12|extra",
+            "Ex|5",
             "S|1|DrawFrame|4",
+            "C|1|inflate|4",
             "",
             "|1|DrawFrame",
+            "\n",
         ] {
-            let named = matches!(
-                parse(line.as_bytes(), &keep),
-                Parsed::Kept(Atrace::Begin { name, .. }) if !name.is_empty()
-            );
-            assert_eq!(begins_named(line.as_bytes(), &keep), named, "{line:?}");
+            let parsed = parse(line.as_bytes(), &keep);
+            let triaged = triage(line.as_bytes(), &keep);
+            match triaged.atrace() {
+                Some(atrace) => assert_eq!(parsed, Parsed::Kept(atrace), "{line:?}"),
+                None => {
+                    let named = matches!(
+                        &parsed,
+                        Parsed::Kept(Atrace::Begin { name, .. }) if !name.is_empty()
+                    );
+                    assert_eq!(triaged == Triage::Named, named, "{line:?}");
+                    let plain = matches!(
+                        &parsed,
+                        Parsed::Kept(Atrace::End { .. } | Atrace::Begin { .. })
+                    );
+                    assert_eq!(plain, named, "{line:?}: parse gives {parsed:?}");
+                }
+            }
         }
-        assert!(begins_named(b"B|1|", &keep), "the placeholder name counts");
-        assert!(!begins_named(b"B|1|inflate", &keep));
+        assert_eq!(triage(b"B|1|", &keep), Triage::Named, "the placeholder name counts");
+        assert_eq!(triage(b"B|1|inflate", &keep), Triage::Unnamed { tgid: 1 });
+        assert_eq!(triage(b"E|7\n", &keep), Triage::End { tgid: 7 });
+        assert_eq!(triage(b"C|1|inflate|4", &keep), Triage::Other);
     }
 
     #[test]

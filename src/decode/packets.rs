@@ -2,7 +2,7 @@
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
 //! kept fields into [`Event`]s via prost.
 
-use super::atrace::{self, Atrace};
+use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
 use super::event::{
     EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
@@ -101,6 +101,8 @@ pub(super) struct PacketDecoder<'s> {
     comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
     /// Threads that wrote a section the model keeps (a few): the ones whose scheduler names are read.
     named_writers: Vec<i32>,
+    /// The items of the last ftrace bundle, emptied: its memory serves the next bundle.
+    items: Vec<FtraceItem<'static>>,
     summary: DecodeSummary,
 }
 
@@ -118,6 +120,7 @@ impl<'s> PacketDecoder<'s> {
             pending: Vec::new(),
             comms: Default::default(),
             named_writers: Default::default(),
+            items: Vec::new(),
             summary: DecodeSummary::default(),
         }
     }
@@ -286,7 +289,7 @@ impl<'s> PacketDecoder<'s> {
 
     /// The atrace lines and thread names of one ftrace bundle.
     fn ftrace(&mut self, bundle: &[u8]) {
-        let mut items = Vec::new();
+        let mut items = recycled(std::mem::take(&mut self.items));
         // The scheduler's names only of the threads that wrote a kept section (a DrawFrame's RenderThread): they
         // are what the names are for, and the scheduler's events cost little then.
         let names = (!self.named_writers.is_empty()).then_some(&self.named_writers[..]);
@@ -294,10 +297,11 @@ impl<'s> PacketDecoder<'s> {
             Ok(clock) => clock,
             Err(_) => {
                 self.summary.malformed_packets += 1;
+                self.items = recycled(items);
                 return;
             }
         };
-        for item in items {
+        for item in items.drain(..) {
             match item {
                 FtraceItem::ThreadName { tid, name } => {
                     // The latest ftrace name of the thread, whichever event gave it.
@@ -316,15 +320,14 @@ impl<'s> PacketDecoder<'s> {
                 }
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
-                    if atrace::begins_named(buf, self.keep_name)
-                        && !self.named_writers.contains(&tid)
-                    {
+                    let triage = atrace::triage(buf, self.keep_name);
+                    if triage == Triage::Named && !self.named_writers.contains(&tid) {
                         self.named_writers.push(tid);
                     }
                     match clock.and_then(|clock| self.clock.to_trace(clock, ts)) {
-                        // Parsed where the batch is finished.
+                        // Parsed where the batch is finished, if triage did not settle it.
                         Some(ts_ns) => {
-                            let full = self.batch.line(ts_ns, tid, buf);
+                            let full = self.batch.line(ts_ns, tid, buf, triage);
                             self.hand_on_if(full);
                         }
                         None => self.print_without_time(clock, ts, tid, buf),
@@ -332,6 +335,7 @@ impl<'s> PacketDecoder<'s> {
                 }
             }
         }
+        self.items = recycled(items);
     }
 
     /// An atrace line whose time cannot be converted yet (no clock snapshot so far: it waits for one) or at all
@@ -430,6 +434,13 @@ impl<'s> PacketDecoder<'s> {
 /// The key and length of the next `Trace.packet` read where they lie in the reader's buffer (one call into the
 /// reader), and consumed; `None` when they straddle its end or are not a packet's, to be read (and reported)
 /// the general way.
+/// `items` emptied, its allocation kept for items borrowed from another bundle (an in-place collect of an empty
+/// vector of a same-sized type reuses the allocation).
+fn recycled<'b>(mut items: Vec<FtraceItem<'_>>) -> Vec<FtraceItem<'b>> {
+    items.clear();
+    items.into_iter().map(|_| unreachable!("emptied")).collect()
+}
+
 fn header_in_place<R: BufRead>(wire: &mut WireReader<R>) -> Option<u64> {
     let mut head = Bytes::new(wire.buffer().ok()?);
     let len = read_packet_header(&mut head).ok()?;

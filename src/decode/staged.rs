@@ -2,7 +2,7 @@
 //! for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that taker is the model's thread,
 //! which would otherwise wait on the decoding one.
 
-use super::atrace;
+use super::atrace::{self, Triage};
 use super::event::Event;
 use super::proto;
 use super::DecodeSummary;
@@ -13,8 +13,11 @@ const BATCH_ITEMS: usize = 4096;
 /// … or this many bytes of lines and process trees.
 const BATCH_BYTES: usize = 256 * 1024;
 
-/// Something the batch's taker parses: its bytes are `bytes[at..at + len]` of the batch.
+/// Something the batch's taker parses (its bytes are `bytes[at..at + len]` of the batch), or an atrace line the
+/// walk triaged whole.
 enum Unparsed {
+    /// An atrace line written by `tid` at `ts_ns` on the trace clock, whose [`Triage::atrace`] is its event.
+    Triaged { ts_ns: i64, tid: i32, line: Triage },
     /// An atrace line written by `tid` at `ts_ns` on the trace clock.
     Line {
         ts_ns: i64,
@@ -42,15 +45,25 @@ impl Batch {
         self.is_full()
     }
 
-    /// Adds an atrace line (copied); true when the batch is full.
-    pub(super) fn line(&mut self, ts_ns: i64, tid: i32, line: &[u8]) -> bool {
-        let (at, len) = self.copy(line);
-        self.unparsed.push(Unparsed::Line {
-            ts_ns,
-            tid,
-            at,
-            len,
-        });
+    /// Adds an atrace line: as its triage when that is its whole event, else copied; true when the batch is full.
+    pub(super) fn line(&mut self, ts_ns: i64, tid: i32, line: &[u8], triage: Triage) -> bool {
+        let unparsed = match triage {
+            Triage::End { .. } | Triage::Unnamed { .. } => Unparsed::Triaged {
+                ts_ns,
+                tid,
+                line: triage,
+            },
+            Triage::Named | Triage::Other => {
+                let (at, len) = self.copy(line);
+                Unparsed::Line {
+                    ts_ns,
+                    tid,
+                    at,
+                    len,
+                }
+            }
+        };
+        self.unparsed.push(unparsed);
         self.is_full()
     }
 
@@ -133,6 +146,11 @@ impl<'k> Finisher<'k> {
 
     fn parse(&mut self, unparsed: &Unparsed, bytes: &[u8], sink: &mut dyn FnMut(Event)) {
         match *unparsed {
+            Unparsed::Triaged { ts_ns, tid, line } => {
+                if let Some(event) = line.atrace() {
+                    sink(Event::Atrace { ts_ns, tid, event });
+                }
+            }
             Unparsed::Line {
                 ts_ns,
                 tid,
@@ -187,6 +205,16 @@ mod tests {
     use super::*;
     use crate::decode::Atrace;
 
+    /// Only DrawFrame names are kept.
+    fn keep(name: &[u8]) -> bool {
+        name.starts_with(b"DrawFrame")
+    }
+
+    /// Adds `text` as the walk does: triaged, then copied unless its triage settled it.
+    fn line(batch: &mut Batch, ts_ns: i64, tid: i32, text: &[u8]) -> bool {
+        batch.line(ts_ns, tid, text, atrace::triage(text, &keep))
+    }
+
     fn named(tid: i32, name: &str) -> Event {
         Event::ThreadName {
             tid,
@@ -197,13 +225,14 @@ mod tests {
     #[test]
     fn finishing_parses_lines_decodes_trees_and_counts_failures() {
         let mut batch = Batch::default();
-        batch.line(9, 2, b"E|4");
+        line(&mut batch, 9, 2, b"E|4");
         batch.event(named(1, "a"));
-        batch.line(10, 2, b"E|3\n");
-        batch.line(11, 2, b"C|3|counter|1");
-        batch.line(12, 2, b"no bars");
+        line(&mut batch, 10, 2, b"E|3\n");
+        line(&mut batch, 11, 2, b"C|3|counter|1");
+        line(&mut batch, 12, 2, b"no bars");
+        line(&mut batch, 13, 2, b"B|3|inflate");
+        line(&mut batch, 14, 2, b"B|3|DrawFrame 7");
         batch.process_tree(&[0xff, 0xff]);
-        let keep = |_: &[u8]| true;
         let mut finisher = Finisher::new(&keep);
         let mut events = Vec::new();
         finisher.finish(&mut batch, &mut |e| events.push(e));
@@ -221,6 +250,22 @@ mod tests {
                     tid: 2,
                     event: Atrace::End { tgid: 3 }
                 },
+                Event::Atrace {
+                    ts_ns: 13,
+                    tid: 2,
+                    event: Atrace::Begin {
+                        tgid: 3,
+                        name: String::new()
+                    }
+                },
+                Event::Atrace {
+                    ts_ns: 14,
+                    tid: 2,
+                    event: Atrace::Begin {
+                        tgid: 3,
+                        name: "DrawFrame 7".into()
+                    }
+                },
             ]
         );
         assert!(batch.is_empty() && batch.bytes.is_empty());
@@ -236,12 +281,11 @@ mod tests {
     #[test]
     fn parsing_in_place_gives_the_same_events_later() {
         let fill = |batch: &mut Batch| {
-            batch.line(1, 2, b"B|3|DrawFrame 1");
+            line(batch, 1, 2, b"B|3|DrawFrame 1");
             batch.event(named(2, "b"));
-            batch.line(2, 2, b"bad");
-            batch.line(3, 2, b"E|3");
+            line(batch, 2, 2, b"bad");
+            line(batch, 3, 2, b"E|3");
         };
-        let keep = |_: &[u8]| true;
         let (mut direct, mut first) = (Batch::default(), Batch::default());
         fill(&mut direct);
         fill(&mut first);
@@ -270,10 +314,11 @@ mod tests {
     #[test]
     fn a_batch_is_full_at_its_item_or_byte_bound() {
         let mut batch = Batch::default();
-        assert!((1..BATCH_ITEMS).all(|i| !batch.line(i as i64, 1, b"E")));
-        assert!(batch.line(0, 1, b"E"), "item bound");
+        assert!((1..BATCH_ITEMS).all(|i| !line(&mut batch, i as i64, 1, b"E")));
+        assert!(line(&mut batch, 0, 1, b"E"), "item bound");
+        assert!(batch.bytes.is_empty(), "E lines are not copied");
         let mut batch = Batch::default();
-        assert!(!batch.line(0, 1, &[b'E'; BATCH_BYTES - 1]));
-        assert!(batch.line(0, 1, b"E"), "byte bound");
+        assert!(!line(&mut batch, 0, 1, &[b'C'; BATCH_BYTES - 1]));
+        assert!(line(&mut batch, 0, 1, b"C"), "byte bound");
     }
 }
