@@ -289,7 +289,9 @@ fn compact_sched<'a>(
     emit: &mut dyn FnMut(FtraceItem<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(msg);
-    let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
+    // Sized for a usual bundle (tens of interned names, one chunk per array): no growth.
+    let mut table = Vec::with_capacity(64);
+    let (mut pids, mut comms) = (Chunks::default(), Chunks::default());
     while !wire.at_eof() {
         match wire.key()? {
             (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes()?),
@@ -298,13 +300,17 @@ fn compact_sched<'a>(
             (_, wt) => wire.skip_value(wt)?,
         }
     }
-    let (pids, comms) = (joined(&pids), joined(&comms));
+    let (pids, comms) = (pids.joined(), comms.joined());
     // (byte offset in next_pid, tid) of every switch to a wanted thread, in switch order.
-    let mut found = Vec::new();
-    let mut varint = Vec::with_capacity(10);
+    let mut found = Vec::with_capacity(32);
     for &tid in wanted {
-        varint.clear();
-        prost::encoding::encode_varint(i64::from(tid) as u64, &mut varint);
+        let mut bytes = [0u8; 10];
+        let len = {
+            let mut out = &mut bytes[..];
+            prost::encoding::encode_varint(i64::from(tid) as u64, &mut out);
+            10 - out.len()
+        };
+        let varint = &bytes[..len];
         // Found by its last byte (the one without the continuation bit): a needle of a few bytes is not worth
         // a substring searcher's set-up, once per bundle.
         let last = varint.len() - 1;
@@ -337,11 +343,31 @@ fn compact_sched<'a>(
     Ok(())
 }
 
-/// A packed repeated field's bytes: its one chunk, or its chunks joined (a writer may split it).
-fn joined<'a>(chunks: &[&'a [u8]]) -> std::borrow::Cow<'a, [u8]> {
-    match chunks {
-        [one] => std::borrow::Cow::Borrowed(one),
-        _ => std::borrow::Cow::Owned(chunks.concat()),
+/// The chunks of a packed repeated field (a writer may split it): usually one, kept without an allocation.
+#[derive(Default)]
+struct Chunks<'a> {
+    first: &'a [u8],
+    more: Vec<&'a [u8]>,
+}
+
+impl<'a> Chunks<'a> {
+    fn push(&mut self, chunk: &'a [u8]) {
+        match self.first.is_empty() {
+            true => self.first = chunk,
+            false => self.more.push(chunk),
+        }
+    }
+
+    /// The field's bytes: its one chunk, or its chunks joined.
+    fn joined(&self) -> std::borrow::Cow<'a, [u8]> {
+        match self.more.is_empty() {
+            true => std::borrow::Cow::Borrowed(self.first),
+            false => {
+                let mut all = self.first.to_vec();
+                self.more.iter().for_each(|c| all.extend_from_slice(c));
+                std::borrow::Cow::Owned(all)
+            }
+        }
     }
 }
 
