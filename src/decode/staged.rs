@@ -1,6 +1,6 @@
-//! What the packet walk hands on, in batches: finished events, and the atrace lines and process trees it leaves
-//! for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that taker is the model's thread,
-//! which would otherwise wait on the decoding one.
+//! What the packet walk hands on, in batches: finished events, the atrace lines it triaged whole, and the lines
+//! and process trees it leaves for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that
+//! taker is the model's thread, which would otherwise wait on the decoding one.
 
 use super::atrace::{self, Triage};
 use super::event::Event;
