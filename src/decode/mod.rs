@@ -13,6 +13,7 @@ pub mod event;
 mod ftrace;
 mod packets;
 mod staged;
+mod tree;
 pub mod wire;
 
 /// prost types generated from `proto/trace.proto` by build.rs (crate-internal: the synth builder writes with them).

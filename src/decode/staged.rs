@@ -3,6 +3,7 @@
 //! taker is the model's thread, which would otherwise wait on the decoding one.
 
 use super::atrace::{self, Triage};
+use super::tree;
 use super::event::Event;
 use super::proto;
 use super::DecodeSummary;
@@ -163,9 +164,13 @@ impl<'k> Finisher<'k> {
                 }
             }
             Unparsed::ProcessTree { at, len } => {
-                match proto::ProcessTree::decode(&bytes[at..at + len]) {
-                    Ok(tree) => process_tree(tree, sink),
-                    Err(_) => self.malformed_packets += 1,
+                let bytes = &bytes[at..at + len];
+                match tree::events(bytes) {
+                    Some(events) => events.into_iter().for_each(sink),
+                    None => match proto::ProcessTree::decode(bytes) {
+                        Ok(tree) => process_tree(tree, sink),
+                        Err(_) => self.malformed_packets += 1,
+                    },
                 }
             }
         }
@@ -178,8 +183,9 @@ impl<'k> Finisher<'k> {
     }
 }
 
-/// A process tree's threads, then its processes (named by `cmdline[0]`, as Perfetto names them).
-fn process_tree(tree: proto::ProcessTree, sink: &mut dyn FnMut(Event)) {
+/// A process tree's threads, then its processes (named by `cmdline[0]`, as Perfetto names them): prost's
+/// reading of a tree [`tree::events`] leaves to it.
+pub(super) fn process_tree(tree: proto::ProcessTree, sink: &mut dyn FnMut(Event)) {
     for t in tree.threads {
         if let Some(tid) = t.tid {
             sink(Event::Thread {

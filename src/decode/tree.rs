@@ -1,0 +1,250 @@
+//! `ProcessTree` (TracePacket field 2) → thread and process events, read straight from the message's bytes: a
+//! tree names hundreds of threads and processes, and prost's messages would copy every `cmdline` argument into a
+//! `String` of its own. Only a tree laid out as plain, well-formed protobuf is read here; anything else is left
+//! to prost ([`super::proto::ProcessTree`]), whose decode then decides. Field numbers: `process_tree.proto`
+//! (google/perfetto @ ec5d16b1).
+
+use super::event::Event;
+use super::wire::{Bytes, Framing, LEN, VARINT};
+
+const TREE_PROCESSES: u32 = 1;
+const TREE_THREADS: u32 = 2;
+const PROCESS_PID: u32 = 1;
+const PROCESS_PPID: u32 = 2;
+const PROCESS_CMDLINE: u32 = 3;
+const PROCESS_UID: u32 = 5;
+const THREAD_TID: u32 = 1;
+const THREAD_NAME: u32 = 2;
+const THREAD_TGID: u32 = 3;
+
+/// The tree's threads, then its processes named by `cmdline[0]` (as Perfetto names them): the events prost's
+/// decode of the same bytes leads to. `None` when the bytes are not that plain — a malformed field, a known
+/// field with another wire type, an overlong varint, a group, a string that is not UTF-8 — and prost must
+/// decide (it may still decode what this declines).
+pub(super) fn events(tree: &[u8]) -> Option<Vec<Event>> {
+    let (mut threads, mut processes) = (Vec::new(), Vec::new());
+    let mut wire = Bytes::new(tree);
+    while !wire.at_eof() {
+        match key(&mut wire)? {
+            (TREE_PROCESSES, LEN) => processes.extend(process(len_value(&mut wire)?)?),
+            (TREE_THREADS, LEN) => threads.extend(thread(len_value(&mut wire)?)?),
+            (TREE_PROCESSES | TREE_THREADS, _) => return None,
+            (_, wire_type) => skip(&mut wire, wire_type)?,
+        }
+    }
+    threads.append(&mut processes);
+    Some(threads)
+}
+
+/// One `Process`: an event if it has a pid and a `cmdline`; `Some(None)` if it has not.
+fn process(bytes: &[u8]) -> Option<Option<Event>> {
+    let mut wire = Bytes::new(bytes);
+    let (mut pid, mut uid, mut name) = (None, None, None);
+    while !wire.at_eof() {
+        match key(&mut wire)? {
+            // int32 fields: the varint's low 32 bits, as protobuf reads them.
+            (PROCESS_PID, VARINT) => pid = Some(varint(&mut wire)? as i32),
+            (PROCESS_UID, VARINT) => uid = Some(varint(&mut wire)? as i32),
+            (PROCESS_PPID, VARINT) => drop(varint(&mut wire)?),
+            (PROCESS_CMDLINE, LEN) => {
+                let arg = text(&mut wire)?;
+                name.get_or_insert(arg);
+            }
+            (PROCESS_PID | PROCESS_PPID | PROCESS_CMDLINE | PROCESS_UID, _) => return None,
+            (_, wire_type) => skip(&mut wire, wire_type)?,
+        }
+    }
+    Some(pid.zip(name).map(|(pid, name)| Event::Process {
+        pid,
+        name: name.to_owned(),
+        uid,
+    }))
+}
+
+/// One `Thread`: an event if it has a tid; `Some(None)` if it has not.
+fn thread(bytes: &[u8]) -> Option<Option<Event>> {
+    let mut wire = Bytes::new(bytes);
+    let (mut tid, mut tgid, mut name) = (None, None, None);
+    while !wire.at_eof() {
+        match key(&mut wire)? {
+            (THREAD_TID, VARINT) => tid = Some(varint(&mut wire)? as i32),
+            (THREAD_TGID, VARINT) => tgid = Some(varint(&mut wire)? as i32),
+            (THREAD_NAME, LEN) => name = Some(text(&mut wire)?),
+            (THREAD_TID | THREAD_NAME | THREAD_TGID, _) => return None,
+            (_, wire_type) => skip(&mut wire, wire_type)?,
+        }
+    }
+    Some(tid.map(|tid| Event::Thread {
+        tid,
+        tgid,
+        name: name.map(str::to_owned),
+    }))
+}
+
+/// A varint prost also accepts: a tenth byte may only hold the 64th bit.
+fn varint(wire: &mut Bytes<'_>) -> Option<u64> {
+    let start = wire.pos;
+    let value = wire.varint().ok()?;
+    let overlong = wire.pos - start == 10 && wire.buf[wire.pos - 1] > 1;
+    (!overlong).then_some(value)
+}
+
+/// A field's key as prost reads it: a field number of at least 1 in a key that fits 32 bits.
+fn key(wire: &mut Bytes<'_>) -> Option<(u32, u8)> {
+    let key = u32::try_from(varint(wire)?).ok()?;
+    let (field, wire_type) = (key >> 3, (key & 7) as u8);
+    (field >= 1).then_some((field, wire_type))
+}
+
+/// The value of a length-delimited field (its key just read).
+fn len_value<'a>(wire: &mut Bytes<'a>) -> Option<&'a [u8]> {
+    let n = usize::try_from(varint(wire)?).ok()?;
+    let end = wire.pos.checked_add(n)?;
+    let value = wire.buf.get(wire.pos..end)?;
+    wire.pos = end;
+    Some(value)
+}
+
+/// A length-delimited field that is UTF-8 text.
+fn text<'a>(wire: &mut Bytes<'a>) -> Option<&'a str> {
+    std::str::from_utf8(len_value(wire)?).ok()
+}
+
+/// Skips an unknown field as prost would; groups are left to prost.
+fn skip(wire: &mut Bytes<'_>, wire_type: u8) -> Option<()> {
+    match wire_type {
+        VARINT => varint(wire).map(drop),
+        LEN => len_value(wire).map(drop),
+        _ => wire.skip_value(wire_type).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::proto;
+    use prost::Message;
+    use rand::{RngExt, SeedableRng};
+
+    /// What prost's decode leads to: `None` when it fails.
+    fn by_prost(bytes: &[u8]) -> Option<Vec<Event>> {
+        let tree = proto::ProcessTree::decode(bytes).ok()?;
+        let mut events = Vec::new();
+        crate::decode::staged::process_tree(tree, &mut |e| events.push(e));
+        Some(events)
+    }
+
+    /// The `ProcessTree` messages of a trace.
+    fn trees(trace: &[u8]) -> Vec<Vec<u8>> {
+        let packets = crate::synth::split_packets(trace).unwrap();
+        let mut found = Vec::new();
+        for packet in packets {
+            let mut wire = Bytes::new(packet);
+            while !wire.at_eof() {
+                match wire.key().unwrap() {
+                    (2, LEN) => found.push(wire.bytes().unwrap().to_vec()),
+                    (_, wire_type) => wire.skip_value(wire_type).unwrap(),
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn real_trees_read_as_prost_decodes_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+        let mut count = 0;
+        for name in [
+            "pixel6a_a13_startup_warm_60hz.perfetto-trace",
+            "emulator_a12_cpu_sampling_60hz.pftrace",
+            "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+        ] {
+            let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for tree in trees(&trace) {
+                let read = events(&tree);
+                assert!(read.is_some(), "{name}: a real tree is plain");
+                assert_eq!(read, by_prost(&tree), "{name}");
+                count += read.map_or(0, |e| e.len());
+            }
+        }
+        assert!(count > 1_000, "{count}");
+    }
+
+    #[test]
+    fn damaged_trees_read_as_prost_decodes_them_or_are_left_to_it() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+        let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let tree = trees(&trace).into_iter().max_by_key(Vec::len).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (mut read, mut declined) = (0, 0);
+        for _ in 0..3_000 {
+            let mut bytes = tree.clone();
+            for _ in 0..rng.random_range(1..4) {
+                let at = rng.random_range(0..bytes.len());
+                match rng.random_range(0..4) {
+                    0 => bytes[at] = rng.random(),
+                    1 => bytes[at] ^= 0x80,
+                    2 => bytes.truncate(at),
+                    _ => bytes.insert(at, rng.random()),
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            match events(&bytes) {
+                Some(got) => {
+                    assert_eq!(Some(got), by_prost(&bytes));
+                    read += 1;
+                }
+                None => declined += 1,
+            }
+        }
+        assert!(read > 100 && declined > 100, "{read} read, {declined} declined");
+    }
+
+    #[test]
+    fn unusual_fields_are_left_to_prost() {
+        // Thread { tid: 5 (as a fixed32), name "a" }: a known field with another wire type.
+        let odd_type = [0x12, 0x08, 0x0d, 5, 0, 0, 0, 0x12, 0x01, b'a'];
+        assert_eq!(events(&odd_type), None);
+        // Thread { name: invalid UTF-8 }.
+        assert_eq!(events(&[0x12, 0x03, 0x12, 0x01, 0xff]), None);
+        // An unknown group field in a thread: prost skips groups, this reader leaves them to it.
+        let group = [0x12, 0x04, 0x08, 0x07, 0x23, 0x24];
+        assert_eq!(events(&group), None);
+        assert_eq!(
+            by_prost(&group),
+            Some(vec![Event::Thread {
+                tid: 7,
+                tgid: None,
+                name: None
+            }])
+        );
+        // A tid whose tenth varint byte holds more than the 64th bit: prost rejects it.
+        let mut overlong = vec![0x12, 11, 0x08];
+        overlong.extend([0xff; 9]);
+        overlong.push(0x02);
+        assert_eq!(events(&overlong), None);
+        assert_eq!(by_prost(&overlong), None);
+        // Threads come first, processes keep their first cmdline argument.
+        let tree = [
+            0x0a, 0x08, 0x08, 0x01, 0x1a, 0x01, b'p', 0x1a, 0x01, b'q', // Process { pid 1, cmdline [p, q] }
+            0x12, 0x02, 0x08, 0x02, // Thread { tid 2 }
+        ];
+        let want = vec![
+            Event::Thread {
+                tid: 2,
+                tgid: None,
+                name: None,
+            },
+            Event::Process {
+                pid: 1,
+                name: "p".into(),
+                uid: None,
+            },
+        ];
+        assert_eq!(events(&tree), Some(want.clone()));
+        assert_eq!(by_prost(&tree), Some(want));
+    }
+}
