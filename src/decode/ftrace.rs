@@ -619,10 +619,15 @@ pub(super) mod tests {
         found
     }
 
+    /// The values of length-delimited TracePacket field `field` throughout a trace.
+    pub(in crate::decode) fn packet_fields(trace: &[u8], field: u32) -> Vec<&[u8]> {
+        let packets = crate::synth::split_packets(trace).unwrap();
+        packets.into_iter().flat_map(|p| len_fields(p, field)).collect()
+    }
+
     /// The ftrace bundles of a trace.
     pub(in crate::decode) fn bundles(trace: &[u8]) -> Vec<&[u8]> {
-        let packets = crate::synth::split_packets(trace).unwrap();
-        packets.into_iter().flat_map(|p| len_fields(p, 1)).collect()
+        packet_fields(trace, 1)
     }
 
     /// Every (next_pid, comm) pair of a `compact_sched`, decoded whole.

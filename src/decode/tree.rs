@@ -122,6 +122,7 @@ fn skip(wire: &mut Bytes<'_>, wire_type: u8) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::ftrace::tests::packet_fields;
     use crate::decode::proto;
     use prost::Message;
     use rand::{RngExt, SeedableRng};
@@ -134,22 +135,6 @@ mod tests {
         Some(events)
     }
 
-    /// The `ProcessTree` messages of a trace.
-    fn trees(trace: &[u8]) -> Vec<Vec<u8>> {
-        let packets = crate::synth::split_packets(trace).unwrap();
-        let mut found = Vec::new();
-        for packet in packets {
-            let mut wire = Bytes::new(packet);
-            while !wire.at_eof() {
-                match wire.key().unwrap() {
-                    (2, LEN) => found.push(wire.bytes().unwrap().to_vec()),
-                    (_, wire_type) => wire.skip_value(wire_type).unwrap(),
-                }
-            }
-        }
-        found
-    }
-
     #[test]
     fn real_trees_read_as_prost_decodes_them() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
@@ -160,10 +145,10 @@ mod tests {
             "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
         ] {
             let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-            for tree in trees(&trace) {
-                let read = events(&tree);
+            for tree in packet_fields(&trace, 2) {
+                let read = events(tree);
                 assert!(read.is_some(), "{name}: a real tree is plain");
-                assert_eq!(read, by_prost(&tree), "{name}");
+                assert_eq!(read, by_prost(tree), "{name}");
                 count += read.map_or(0, |e| e.len());
             }
         }
@@ -175,11 +160,11 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
         let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-        let tree = trees(&trace).into_iter().max_by_key(Vec::len).unwrap();
+        let tree = packet_fields(&trace, 2).into_iter().max_by_key(|t| t.len()).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let (mut read, mut declined) = (0, 0);
         for _ in 0..3_000 {
-            let mut bytes = tree.clone();
+            let mut bytes = tree.to_vec();
             for _ in 0..rng.random_range(1..4) {
                 let at = rng.random_range(0..bytes.len());
                 match rng.random_range(0..4) {
