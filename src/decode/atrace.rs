@@ -423,7 +423,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(triage(b"B|1|", &keep), Triage::Named, "the placeholder name counts");
+        assert_eq!(
+            triage(b"B|1|", &keep),
+            Triage::Named,
+            "the placeholder name counts"
+        );
         assert_eq!(triage(b"B|1|inflate", &keep), Triage::Unnamed { tgid: 1 });
         assert_eq!(triage(b"E|7\n", &keep), Triage::End { tgid: 7 });
         assert_eq!(triage(b"C|1|inflate|4", &keep), Triage::Other);

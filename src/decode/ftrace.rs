@@ -302,7 +302,7 @@ fn compact_sched<'a>(
     }
     let (pids, comms) = (pids.joined(), comms.joined());
     // (byte offset in next_pid, tid) of every switch to a wanted thread, in switch order.
-    let mut found = Vec::with_capacity(32);
+    let mut found = Vec::new();
     for &tid in wanted {
         let mut bytes = [0u8; 10];
         let len = {
@@ -622,7 +622,10 @@ pub(super) mod tests {
     /// The values of length-delimited TracePacket field `field` throughout a trace.
     pub(in crate::decode) fn packet_fields(trace: &[u8], field: u32) -> Vec<&[u8]> {
         let packets = crate::synth::split_packets(trace).unwrap();
-        packets.into_iter().flat_map(|p| len_fields(p, field)).collect()
+        packets
+            .into_iter()
+            .flat_map(|p| len_fields(p, field))
+            .collect()
     }
 
     /// The ftrace bundles of a trace.
@@ -689,6 +692,41 @@ pub(super) mod tests {
             }
         }
         assert!(compact > 100 && switches > 1000, "{compact} {switches}");
+    }
+
+    #[test]
+    fn compact_sched_joins_packed_arrays_split_into_chunks() {
+        let packed = |values: &[u64]| {
+            let mut out = Vec::new();
+            values
+                .iter()
+                .for_each(|&v| prost::encoding::encode_varint(v, &mut out));
+            out
+        };
+        // Switches to 0 (swapper), 43, 7, 43, 20000 (RenderThread); 43 and 20000 wanted.
+        let (pids, comms) = (packed(&[0, 43, 7, 43, 20_000]), packed(&[0, 1, 0, 1, 1]));
+        let message = |pid_chunks: &[&[u8]], comm_chunks: &[&[u8]]| {
+            let mut m = Vec::new();
+            len(&mut m, COMPACT_INTERN_TABLE, b"swapper", false);
+            len(&mut m, COMPACT_INTERN_TABLE, b"RenderThread", false);
+            pid_chunks
+                .iter()
+                .for_each(|c| len(&mut m, COMPACT_NEXT_PID, c, false));
+            comm_chunks
+                .iter()
+                .for_each(|c| len(&mut m, COMPACT_NEXT_COMM_INDEX, c, false));
+            m
+        };
+        let read = |msg: &[u8]| {
+            let mut items = Vec::new();
+            compact_sched(msg, &[43, 20_000], &mut |i| items.push(format!("{i:?}"))).unwrap();
+            items
+        };
+        let whole = read(&message(&[&pids], &[&comms]));
+        assert_eq!(whole.len(), 3, "{whole:?}");
+        // Split after the second switch, and after an empty first chunk.
+        let split = message(&[&pids[..2], &pids[2..]], &[&[], &comms[..3], &comms[3..]]);
+        assert_eq!(read(&split), whole);
     }
 
     #[test]

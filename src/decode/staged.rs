@@ -3,9 +3,9 @@
 //! taker is the model's thread, which would otherwise wait on the decoding one.
 
 use super::atrace::{self, Triage};
-use super::tree;
 use super::event::Event;
 use super::proto;
+use super::tree;
 use super::DecodeSummary;
 use prost::Message;
 
@@ -90,8 +90,9 @@ impl Batch {
     }
 }
 
-/// Turns batches into events: parses their atrace lines ([`atrace::parse`] with the decoder's `keep_name`) and
-/// decodes their process trees, counting what fails for the [`DecodeSummary`].
+/// Turns batches into events: parses their atrace lines ([`atrace::parse`] with the decoder's `keep_name`, which
+/// must be the one the lines were triaged with) and decodes their process trees, counting what fails for the
+/// [`DecodeSummary`].
 pub(super) struct Finisher<'k> {
     keep_name: &'k dyn Fn(&[u8]) -> bool,
     atrace_parse_failures: u64,
@@ -239,6 +240,8 @@ mod tests {
         line(&mut batch, 13, 2, b"B|3|inflate");
         line(&mut batch, 14, 2, b"B|3|DrawFrame 7");
         batch.process_tree(&[0xff, 0xff]);
+        // Thread { tid: 7 } with an unknown group field: the plain reader declines it, prost reads it.
+        batch.process_tree(&[0x12, 0x04, 0x08, 0x07, 0x23, 0x24]);
         let mut finisher = Finisher::new(&keep);
         let mut events = Vec::new();
         finisher.finish(&mut batch, &mut |e| events.push(e));
@@ -271,6 +274,11 @@ mod tests {
                         tgid: 3,
                         name: "DrawFrame 7".into()
                     }
+                },
+                Event::Thread {
+                    tid: 7,
+                    tgid: None,
+                    name: None
                 },
             ]
         );

@@ -160,7 +160,10 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
         let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-        let tree = packet_fields(&trace, 2).into_iter().max_by_key(|t| t.len()).unwrap();
+        let tree = packet_fields(&trace, 2)
+            .into_iter()
+            .max_by_key(|t| t.len())
+            .unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let (mut read, mut declined) = (0, 0);
         for _ in 0..3_000 {
@@ -185,7 +188,10 @@ mod tests {
                 None => declined += 1,
             }
         }
-        assert!(read > 100 && declined > 100, "{read} read, {declined} declined");
+        assert!(
+            read > 100 && declined > 100,
+            "{read} read, {declined} declined"
+        );
     }
 
     #[test]
@@ -193,6 +199,31 @@ mod tests {
         // Thread { tid: 5 (as a fixed32), name "a" }: a known field with another wire type.
         let odd_type = [0x12, 0x08, 0x0d, 5, 0, 0, 0, 0x12, 0x01, b'a'];
         assert_eq!(events(&odd_type), None);
+        assert_eq!(by_prost(&odd_type), None);
+        // Field number 0, wire type 7, a thread overrunning the tree: prost fails on each.
+        for bytes in [&[0x02, 0x00][..], &[0x0f, 0x00], &[0x12, 0x05, 0x08, 0x01]] {
+            assert_eq!((events(bytes), by_prost(bytes)), (None, None), "{bytes:?}");
+        }
+        // Unknown fixed and length-delimited fields are skipped; a repeated pid and uid: the last wins; a
+        // process without a cmdline makes no event.
+        let process = [
+            0x08, 0x01, 0x08, 0x02, // pid 1, then pid 2
+            0x28, 0x05, 0x28, 0x06, // uid 5, then uid 6
+            0x31, 0, 0, 0, 0, 0, 0, 0, 0, // field 6, fixed64
+            0x3a, 0x00, // field 7, empty
+            0x1a, 0x01, b'p', // cmdline ["p"]
+            0x35, 1, 2, 3, 4, // field 6, fixed32
+        ];
+        let mut tree = vec![0x0a, process.len() as u8];
+        tree.extend(process);
+        tree.extend([0x0a, 0x02, 0x08, 0x09]); // Process { pid 9 }: no cmdline
+        let want = vec![Event::Process {
+            pid: 2,
+            name: "p".into(),
+            uid: Some(6),
+        }];
+        assert_eq!(events(&tree), Some(want.clone()));
+        assert_eq!(by_prost(&tree), Some(want));
         // Thread { name: invalid UTF-8 }.
         assert_eq!(events(&[0x12, 0x03, 0x12, 0x01, 0xff]), None);
         // An unknown group field in a thread: prost skips groups, this reader leaves them to it.
@@ -214,7 +245,9 @@ mod tests {
         assert_eq!(by_prost(&overlong), None);
         // Threads come first, processes keep their first cmdline argument.
         let tree = [
-            0x0a, 0x08, 0x08, 0x01, 0x1a, 0x01, b'p', 0x1a, 0x01, b'q', // Process { pid 1, cmdline [p, q] }
+            0x0a, 0x08, // Process {
+            0x08, 0x01, // pid 1,
+            0x1a, 0x01, b'p', 0x1a, 0x01, b'q', // cmdline [p, q] }
             0x12, 0x02, 0x08, 0x02, // Thread { tid 2 }
         ];
         let want = vec![
