@@ -66,13 +66,17 @@ pub fn analyze_path(path: &Path, config: &analysis::Config) -> Result<analysis::
     analyze_input(open_input(path, config)?, path, config)
 }
 
-/// An input as far as it is read before its analysis: a loaded Perfetto trace, or the kind of a text capture
-/// (read whole by [`analyze_input`]).
+/// An input as far as it is read before its analysis: a loaded Perfetto trace, or a text capture of a kind,
+/// not read yet (read whole by [`analyze_input`]).
 pub enum Input {
     /// A Perfetto trace, loaded ([`load_path_in`] with the analysis windows).
     Trace(Box<LoadedTrace>),
-    /// A text capture not read yet.
-    Capture(model::Source),
+    /// `dumpsys SurfaceFlinger --latency` output.
+    SfLatency,
+    /// `dumpsys gfxinfo` output.
+    Gfxinfo,
+    /// Choreographer logcat.
+    Logcat,
 }
 
 /// Tells what `path` holds ([`input::detect`]) and loads it if it is a Perfetto trace: the step before the
@@ -81,7 +85,9 @@ pub enum Input {
 pub fn open_input(path: &Path, config: &analysis::Config) -> Result<Input> {
     Ok(match source_of(path, config)? {
         model::Source::Perfetto => Input::Trace(Box::new(load_trace(path, &config.windows)?)),
-        capture => Input::Capture(capture),
+        model::Source::SfLatency => Input::SfLatency,
+        model::Source::Gfxinfo => Input::Gfxinfo,
+        model::Source::Logcat => Input::Logcat,
     })
 }
 
@@ -98,7 +104,7 @@ pub fn analyze_input(
     let file_bytes = || std::fs::metadata(path).map_or(0, |m| m.len());
     Ok(match opened {
         Input::Trace(trace) => Analysis::Trace(Box::new(analysis::analyze(*trace, &shown, config))),
-        Input::Capture(model::Source::SfLatency) => {
+        Input::SfLatency => {
             let name = config.layer_name.clone().unwrap_or_else(|| {
                 path.file_stem()
                     .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned())
@@ -111,7 +117,7 @@ pub fn analyze_input(
                 config,
             )))
         }
-        Input::Capture(model::Source::Gfxinfo) => {
+        Input::Gfxinfo => {
             let options = sources::gfxinfo::Options {
                 drop_flagged_rows: config.gfxinfo_drop_flagged_rows,
             };
@@ -123,19 +129,13 @@ pub fn analyze_input(
                 config,
             )))
         }
-        Input::Capture(model::Source::Logcat) => {
+        Input::Logcat => {
             let read = sources::logcat::read(input::open_text(path)?, path)?;
             Analysis::Capture(Box::new(capture::logcat(
                 read,
                 &shown,
                 file_bytes(),
                 config,
-            )))
-        }
-        // `open_input` loads every trace.
-        Input::Capture(model::Source::Perfetto) => {
-            return Err(Error::Usage(format!(
-                "{shown}: a trace must be loaded first"
             )))
         }
     })
