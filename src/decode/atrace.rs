@@ -175,6 +175,8 @@ pub enum Triage {
     },
     /// A `B` line whose name [`parse`] gives (kept by `keep_name`, or the empty-name placeholder).
     Named,
+    /// A valid counter line (`C|tgid|name|value`): [`parse`] gives [`Parsed::Unused`], so nothing is handed on.
+    Unused,
     /// Any other line, valid or not: only [`parse`] tells.
     Other,
 }
@@ -188,7 +190,7 @@ impl Triage {
                 tgid,
                 name: String::new(),
             }),
-            Triage::Named | Triage::Other => None,
+            Triage::Named | Triage::Unused | Triage::Other => None,
         }
     }
 }
@@ -210,6 +212,21 @@ pub fn triage(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Triage {
         }) => Triage::End {
             tgid: tgid.unwrap_or(0),
         },
+        // A fifth of an atrace-heavy trace's lines are counters: settled here, they are neither copied nor parsed
+        // again. Valid as `parse` has it: a name, then a value that reads as an i64.
+        Some(Head {
+            phase: b'C',
+            tgid: Some(_),
+            rest,
+            ..
+        }) => {
+            let mut parts = rest.split(|&b| b == b'|');
+            let (name, value) = (parts.next().unwrap_or_default(), parts.next());
+            match !name.is_empty() && value.and_then(parse_i64).is_some() {
+                true => Triage::Unused,
+                false => Triage::Other,
+            }
+        }
         _ => Triage::Other,
     }
 }
@@ -401,6 +418,15 @@ mod tests {
             "Ex|5",
             "S|1|DrawFrame|4",
             "C|1|inflate|4",
+            "C|1|inflate|4\n",
+            "C|1|inflate|-4|extra",
+            "C|1|inflate|",
+            "C|1|inflate",
+            "C|1||4",
+            "C|1|inflate|x",
+            "C|x|inflate|4",
+            "C||inflate|4",
+            "Cx|1|inflate|4",
             "",
             "|1|DrawFrame",
             "\n",
@@ -409,6 +435,7 @@ mod tests {
             let triaged = triage(line.as_bytes(), &keep);
             match triaged.atrace() {
                 Some(atrace) => assert_eq!(parsed, Parsed::Kept(atrace), "{line:?}"),
+                None if triaged == Triage::Unused => assert_eq!(parsed, Parsed::Unused, "{line:?}"),
                 None => {
                     let named = matches!(
                         &parsed,
@@ -430,7 +457,8 @@ mod tests {
         );
         assert_eq!(triage(b"B|1|inflate", &keep), Triage::Unnamed { tgid: 1 });
         assert_eq!(triage(b"E|7\n", &keep), Triage::End { tgid: 7 });
-        assert_eq!(triage(b"C|1|inflate|4", &keep), Triage::Other);
+        assert_eq!(triage(b"C|7|Heap size (KB)|5120\n", &keep), Triage::Unused);
+        assert_eq!(triage(b"C|7|Heap size (KB)|lots", &keep), Triage::Other);
     }
 
     #[test]

@@ -322,6 +322,10 @@ impl<'s> PacketDecoder<'s> {
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
                     let triage = atrace::triage(buf, self.keep_name);
+                    if triage == Triage::Unused {
+                        // Nothing to hand on, whatever its time.
+                        continue;
+                    }
                     if triage == Triage::Named && !self.named_writers.contains(&tid) {
                         self.named_writers.push(tid);
                     }

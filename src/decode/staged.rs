@@ -54,7 +54,7 @@ impl Batch {
                 tid,
                 line: triage,
             },
-            Triage::Named | Triage::Other => {
+            Triage::Named | Triage::Unused | Triage::Other => {
                 let (at, len) = self.copy(line);
                 Unparsed::Line {
                     ts_ns,
