@@ -99,6 +99,7 @@ pub(super) struct Finisher<'k> {
     malformed_packets: u64,
     /// The events vector [`Finisher::parse_in_place`] last took out of a batch, kept for the next one.
     spare: Vec<(usize, Event)>,
+    trees: tree::TreeReader,
 }
 
 impl<'k> Finisher<'k> {
@@ -108,6 +109,7 @@ impl<'k> Finisher<'k> {
             atrace_parse_failures: 0,
             malformed_packets: 0,
             spare: Vec::new(),
+            trees: tree::TreeReader::default(),
         }
     }
 
@@ -166,8 +168,8 @@ impl<'k> Finisher<'k> {
             }
             Unparsed::ProcessTree { at, len } => {
                 let bytes = &bytes[at..at + len];
-                match tree::events(bytes) {
-                    Some(events) => events.into_iter().for_each(sink),
+                match self.trees.events(bytes) {
+                    Some(events) => events.for_each(sink),
                     None => match proto::ProcessTree::decode(bytes) {
                         Ok(tree) => process_tree(tree, sink),
                         Err(_) => self.malformed_packets += 1,
@@ -185,7 +187,7 @@ impl<'k> Finisher<'k> {
 }
 
 /// A process tree's threads, then its processes (named by `cmdline[0]`, as Perfetto names them): prost's
-/// reading of a tree [`tree::events`] leaves to it.
+/// reading of a tree [`tree::TreeReader::events`] leaves to it.
 pub(super) fn process_tree(tree: proto::ProcessTree, sink: &mut dyn FnMut(Event)) {
     for t in tree.threads {
         if let Some(tid) = t.tid {

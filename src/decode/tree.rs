@@ -17,23 +17,34 @@ const THREAD_TID: u32 = 1;
 const THREAD_NAME: u32 = 2;
 const THREAD_TGID: u32 = 3;
 
-/// The tree's threads, then its processes named by `cmdline[0]` (as Perfetto names them): the events prost's
-/// decode of the same bytes leads to. `None` when the bytes are not that plain — a malformed field, a known
-/// field with another wire type, an overlong varint, a group, a string that is not UTF-8 — and prost must
-/// decide (it may still decode what this declines).
-pub(super) fn events(tree: &[u8]) -> Option<Vec<Event>> {
-    let (mut threads, mut processes) = (Vec::new(), Vec::new());
-    let mut wire = Bytes::new(tree);
-    while !wire.at_eof() {
-        match key(&mut wire)? {
-            (TREE_PROCESSES, LEN) => processes.extend(process(len_value(&mut wire)?)?),
-            (TREE_THREADS, LEN) => threads.extend(thread(len_value(&mut wire)?)?),
-            (TREE_PROCESSES | TREE_THREADS, _) => return None,
-            (_, wire_type) => skip(&mut wire, wire_type)?,
+/// Reads process trees ([`TreeReader::events`]), its two vectors reused from tree to tree: a tree's events take
+/// tens of kilobytes, and vectors made afresh for each tree cost page faults and copies as they grow.
+#[derive(Default)]
+pub(super) struct TreeReader {
+    threads: Vec<Event>,
+    processes: Vec<Event>,
+}
+
+impl TreeReader {
+    /// The tree's threads, then its processes named by `cmdline[0]` (as Perfetto names them): the events prost's
+    /// decode of the same bytes leads to. `None` when the bytes are not that plain — a malformed field, a known
+    /// field with another wire type, an overlong varint, a group, a string that is not UTF-8 — and prost must
+    /// decide (it may still decode what this declines).
+    pub(super) fn events(&mut self, tree: &[u8]) -> Option<impl Iterator<Item = Event> + '_> {
+        let (threads, processes) = (&mut self.threads, &mut self.processes);
+        threads.clear();
+        processes.clear();
+        let mut wire = Bytes::new(tree);
+        while !wire.at_eof() {
+            match key(&mut wire)? {
+                (TREE_PROCESSES, LEN) => processes.extend(process(len_value(&mut wire)?)?),
+                (TREE_THREADS, LEN) => threads.extend(thread(len_value(&mut wire)?)?),
+                (TREE_PROCESSES | TREE_THREADS, _) => return None,
+                (_, wire_type) => skip(&mut wire, wire_type)?,
+            }
         }
+        Some(threads.drain(..).chain(processes.drain(..)))
     }
-    threads.append(&mut processes);
-    Some(threads)
 }
 
 /// One `Process`: an event if it has a pid and a `cmdline`; `Some(None)` if it has not.
@@ -126,6 +137,11 @@ mod tests {
     use crate::decode::proto;
     use prost::Message;
     use rand::{RngExt, SeedableRng};
+
+    /// A tree's events, read by a fresh [`TreeReader`].
+    fn events(tree: &[u8]) -> Option<Vec<Event>> {
+        TreeReader::default().events(tree).map(Iterator::collect)
+    }
 
     /// What prost's decode leads to: `None` when it fails.
     fn by_prost(bytes: &[u8]) -> Option<Vec<Event>> {
