@@ -10,8 +10,10 @@
 pub mod atrace;
 mod clock;
 pub mod event;
+mod frame_timeline;
 mod ftrace;
 mod packets;
+mod plain;
 mod staged;
 mod tree;
 pub mod wire;

@@ -1,7 +1,7 @@
 //! `Trace.packet` framing: walks the packet stream, keeps only the TracePacket fields ftl needs (skipping every
 //! other field without copying it), inflates `compressed_packets` (field 50, zlib) recursively, and turns the
-//! kept fields into [`Event`]s (ftrace bundles read in place, small messages via prost), leaving the atrace lines
-//! triage does not settle and the process trees to the batch's taker.
+//! kept fields into [`Event`]s (ftrace bundles and FrameTimeline events read in place, other small messages via
+//! prost), leaving the atrace lines triage does not settle and the process trees to the batch's taker.
 
 use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
@@ -239,8 +239,12 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         if let Some(bytes) = &fields.frame_timeline {
-            match proto::FrameTimelineEvent::decode(*bytes) {
-                Ok(ev) => self.frame_timeline(fields, frame_timeline_event(ev)),
+            let event = super::frame_timeline::read(bytes).map_or_else(
+                || proto::FrameTimelineEvent::decode(*bytes).map(frame_timeline_event),
+                Ok,
+            );
+            match event {
+                Ok(event) => self.frame_timeline(fields, event),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
@@ -545,7 +549,8 @@ fn system_info(info: proto::SystemInfo) -> SystemInfo {
     }
 }
 
-fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
+/// prost's `FrameTimelineEvent` as ftl's event: for the messages [`super::frame_timeline::read`] leaves to prost.
+pub(super) fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
     use proto::frame_timeline_event::Event as E;
     let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
         FrameTimelineEvent::Start(FrameStart {

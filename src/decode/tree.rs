@@ -1,11 +1,12 @@
 //! `ProcessTree` (TracePacket field 2) → thread and process events, read straight from the message's bytes: a
 //! tree names hundreds of threads and processes, and prost's messages would copy every `cmdline` argument into a
 //! `String` of its own. Only a tree laid out as plain, well-formed protobuf is read here; anything else is left
-//! to prost ([`super::proto::ProcessTree`]), whose decode then decides. Field numbers: `process_tree.proto`
-//! (google/perfetto @ ec5d16b1).
+//! to prost ([`super::proto::ProcessTree`]), whose decode then decides ([`super::plain`]). Field numbers:
+//! `process_tree.proto` (google/perfetto @ ec5d16b1).
 
 use super::event::Event;
-use super::wire::{Bytes, Framing, LEN, VARINT};
+use super::plain::{key, len_value, skip, text, varint};
+use super::wire::{Bytes, LEN, VARINT};
 
 const TREE_PROCESSES: u32 = 1;
 const TREE_THREADS: u32 = 2;
@@ -90,44 +91,6 @@ fn thread(bytes: &[u8]) -> Option<Option<Event>> {
         tgid,
         name: name.map(str::to_owned),
     }))
-}
-
-/// A varint prost also accepts: a tenth byte may only hold the 64th bit.
-fn varint(wire: &mut Bytes<'_>) -> Option<u64> {
-    let start = wire.pos;
-    let value = wire.varint().ok()?;
-    let overlong = wire.pos - start == 10 && wire.buf[wire.pos - 1] > 1;
-    (!overlong).then_some(value)
-}
-
-/// A field's key as prost reads it: a field number of at least 1 in a key that fits 32 bits.
-fn key(wire: &mut Bytes<'_>) -> Option<(u32, u8)> {
-    let key = u32::try_from(varint(wire)?).ok()?;
-    let (field, wire_type) = (key >> 3, (key & 7) as u8);
-    (field >= 1).then_some((field, wire_type))
-}
-
-/// The value of a length-delimited field (its key just read).
-fn len_value<'a>(wire: &mut Bytes<'a>) -> Option<&'a [u8]> {
-    let n = usize::try_from(varint(wire)?).ok()?;
-    let end = wire.pos.checked_add(n)?;
-    let value = wire.buf.get(wire.pos..end)?;
-    wire.pos = end;
-    Some(value)
-}
-
-/// A length-delimited field that is UTF-8 text.
-fn text<'a>(wire: &mut Bytes<'a>) -> Option<&'a str> {
-    std::str::from_utf8(len_value(wire)?).ok()
-}
-
-/// Skips an unknown field as prost would; groups are left to prost.
-fn skip(wire: &mut Bytes<'_>, wire_type: u8) -> Option<()> {
-    match wire_type {
-        VARINT => varint(wire).map(drop),
-        LEN => len_value(wire).map(drop),
-        _ => wire.skip_value(wire_type).ok(),
-    }
 }
 
 #[cfg(test)]
