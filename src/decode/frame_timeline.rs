@@ -7,7 +7,9 @@
 
 use super::event::{EnumCode, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind};
 use super::plain::{fixed32, key, len_value, skip, text, varint};
+use super::proto;
 use super::wire::{Bytes, FIXED32, LEN, VARINT};
+use prost::Message;
 
 const FRAME_END: u32 = 5;
 const FRAME_END_COOKIE: u32 = 1;
@@ -68,10 +70,16 @@ const ACTUAL_SURFACE: &[Slot] = &[
     JankSeverityScore,
 ];
 
-/// The event prost's decode of the same bytes converts to (`packets::frame_timeline_event`); `None` when the
-/// bytes are not that plain — see the module doc — and prost must decide. A message with none of the oneof's
-/// members is [`FrameTimelineEvent::Empty`].
-pub(super) fn read(message: &[u8]) -> Option<FrameTimelineEvent> {
+/// The event of a `FrameTimelineEvent` message: [`read`] from its bytes, else decoded by prost; `None` when prost
+/// cannot decode it either (a malformed packet).
+pub(super) fn decode(message: &[u8]) -> Option<FrameTimelineEvent> {
+    read(message).or_else(|| Some(from_prost(proto::FrameTimelineEvent::decode(message).ok()?)))
+}
+
+/// The event prost's decode of the same bytes converts to ([`from_prost`]); `None` when the bytes are not that
+/// plain — see the module doc — and prost must decide. A message with none of the oneof's members is
+/// [`FrameTimelineEvent::Empty`].
+fn read(message: &[u8]) -> Option<FrameTimelineEvent> {
     let mut wire = Bytes::new(message);
     let mut event = None;
     while !wire.at_eof() {
@@ -173,22 +181,95 @@ fn start(kind: SliceKind, slots: &[Slot], bytes: &[u8]) -> Option<FrameTimelineE
     Some(FrameTimelineEvent::Start(s))
 }
 
+/// prost's `FrameTimelineEvent` as ftl's event.
+fn from_prost(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
+    use proto::frame_timeline_event::Event as E;
+    let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
+        FrameTimelineEvent::Start(FrameStart {
+            kind,
+            cookie,
+            token,
+            display_frame_token,
+            pid,
+            layer_name,
+            labels,
+        })
+    };
+    match ev.event {
+        None => FrameTimelineEvent::Empty,
+        Some(E::FrameEnd(e)) => FrameTimelineEvent::End { cookie: e.cookie },
+        Some(E::ExpectedDisplayFrameStart(e)) => start(
+            SliceKind::ExpectedDisplayFrame,
+            e.cookie,
+            e.token,
+            None,
+            e.pid,
+            None,
+            FrameLabels::default(),
+        ),
+        Some(E::ExpectedSurfaceFrameStart(e)) => start(
+            SliceKind::ExpectedSurfaceFrame,
+            e.cookie,
+            e.token,
+            e.display_frame_token,
+            e.pid,
+            e.layer_name,
+            FrameLabels::default(),
+        ),
+        Some(E::ActualDisplayFrameStart(e)) => {
+            let labels = FrameLabels {
+                present_type: EnumCode::new(e.present_type),
+                on_time_finish: e.on_time_finish,
+                gpu_composition: e.gpu_composition,
+                prediction_type: EnumCode::new(e.prediction_type),
+                jank_severity_type: EnumCode::new(e.jank_severity_type),
+                is_buffer: None,
+                jank: JankValues::new(e.jank_type, e.jank_severity_score),
+            };
+            start(
+                SliceKind::ActualDisplayFrame,
+                e.cookie,
+                e.token,
+                None,
+                e.pid,
+                None,
+                labels,
+            )
+        }
+        Some(E::ActualSurfaceFrameStart(e)) => {
+            let labels = FrameLabels {
+                present_type: EnumCode::new(e.present_type),
+                on_time_finish: e.on_time_finish,
+                gpu_composition: e.gpu_composition,
+                prediction_type: EnumCode::new(e.prediction_type),
+                jank_severity_type: EnumCode::new(e.jank_severity_type),
+                is_buffer: e.is_buffer,
+                jank: JankValues::new(e.jank_type, e.jank_severity_score),
+            };
+            start(
+                SliceKind::ActualSurfaceFrame,
+                e.cookie,
+                e.token,
+                e.display_frame_token,
+                e.pid,
+                e.layer_name,
+                labels,
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::decode::ftrace::tests::packet_fields;
-    use crate::decode::proto;
-    use prost::Message;
     use rand::{RngExt, SeedableRng};
 
     /// What prost's decode converts to: `None` when it fails. Compared through `Debug`, which shows a NaN score
     /// read from the same bytes the same way.
     fn by_prost(bytes: &[u8]) -> Option<String> {
         let event = proto::FrameTimelineEvent::decode(bytes).ok()?;
-        Some(format!(
-            "{:?}",
-            crate::decode::packets::frame_timeline_event(event)
-        ))
+        Some(format!("{:?}", from_prost(event)))
     }
 
     fn by_reader(bytes: &[u8]) -> Option<String> {

@@ -105,11 +105,11 @@ const READY_BATCHES: usize = 4;
 
 /// [`decode_keeping`] on a thread of its own, `sink` called on the caller's thread with the same events in the
 /// same order. Decoding (framing, ftrace walks, atrace line triage) and what the caller builds from the events
-/// run on two cores; the few atrace lines triage does not settle and the process trees are parsed on the caller's
-/// thread, or on the decoding thread when the caller's falls behind (its batches waiting), so that either load is
-/// shared. Memory: at most 6 batches
-/// in flight, each of at most 4,096 events and lines and about 256 KiB of line bytes. Errors: those of
-/// [`decode_keeping`]; a panic on the decoding thread is resumed on the caller's.
+/// run on two cores; the FrameTimeline events whose time is known, the few atrace lines triage does not settle and
+/// the process trees are read on the caller's thread, or on the decoding thread when the caller's falls behind
+/// (its batches waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at most
+/// 4,096 events, lines and messages and about 256 KiB of their bytes. Errors: those of [`decode_keeping`]; a panic
+/// on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
     reader: R,
     keep_name: &(dyn Fn(&[u8]) -> bool + Sync),

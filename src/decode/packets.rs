@@ -5,10 +5,8 @@
 
 use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
-use super::event::{
-    EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
-    SystemInfo, TrackEventPhase,
-};
+use super::event::{Event, FrameTimelineEvent, SystemInfo, TrackEventPhase};
+use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::staged::Batch;
@@ -238,14 +236,22 @@ impl<'s> PacketDecoder<'s> {
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
-        if let Some(bytes) = &fields.frame_timeline {
-            let event = super::frame_timeline::read(bytes).map_or_else(
-                || proto::FrameTimelineEvent::decode(*bytes).map(frame_timeline_event),
-                Ok,
-            );
-            match event {
-                Ok(event) => self.frame_timeline(fields, event),
-                Err(_) => self.summary.malformed_packets += 1,
+        if let Some(bytes) = fields.frame_timeline {
+            // Read where the batch is finished when its time converts now; read here otherwise (to wait for a
+            // clock snapshot, or be counted).
+            let converted = fields
+                .timestamp
+                .and_then(|_| self.packet_time(fields))
+                .and_then(|(clock, raw)| Some((clock, self.clock.to_trace(clock, raw)?)));
+            match converted {
+                Some((clock, ts_ns)) => {
+                    let full = self.batch.frame_timeline(ts_ns, clock, bytes);
+                    self.hand_on_if(full);
+                }
+                None => match frame_timeline::decode(bytes) {
+                    Some(event) => self.frame_timeline(fields, event),
+                    None => self.summary.malformed_packets += 1,
+                },
             }
         }
         if let Some(bytes) = &fields.track_descriptor {
@@ -546,84 +552,6 @@ fn system_info(info: proto::SystemInfo) -> SystemInfo {
         android_soc_model: info.android_soc_model,
         kernel_release: uts.release,
         machine: uts.machine,
-    }
-}
-
-/// prost's `FrameTimelineEvent` as ftl's event: for the messages [`super::frame_timeline::read`] leaves to prost.
-pub(super) fn frame_timeline_event(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
-    use proto::frame_timeline_event::Event as E;
-    let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
-        FrameTimelineEvent::Start(FrameStart {
-            kind,
-            cookie,
-            token,
-            display_frame_token,
-            pid,
-            layer_name,
-            labels,
-        })
-    };
-    match ev.event {
-        None => FrameTimelineEvent::Empty,
-        Some(E::FrameEnd(e)) => FrameTimelineEvent::End { cookie: e.cookie },
-        Some(E::ExpectedDisplayFrameStart(e)) => start(
-            SliceKind::ExpectedDisplayFrame,
-            e.cookie,
-            e.token,
-            None,
-            e.pid,
-            None,
-            FrameLabels::default(),
-        ),
-        Some(E::ExpectedSurfaceFrameStart(e)) => start(
-            SliceKind::ExpectedSurfaceFrame,
-            e.cookie,
-            e.token,
-            e.display_frame_token,
-            e.pid,
-            e.layer_name,
-            FrameLabels::default(),
-        ),
-        Some(E::ActualDisplayFrameStart(e)) => {
-            let labels = FrameLabels {
-                present_type: EnumCode::new(e.present_type),
-                on_time_finish: e.on_time_finish,
-                gpu_composition: e.gpu_composition,
-                prediction_type: EnumCode::new(e.prediction_type),
-                jank_severity_type: EnumCode::new(e.jank_severity_type),
-                is_buffer: None,
-                jank: JankValues::new(e.jank_type, e.jank_severity_score),
-            };
-            start(
-                SliceKind::ActualDisplayFrame,
-                e.cookie,
-                e.token,
-                None,
-                e.pid,
-                None,
-                labels,
-            )
-        }
-        Some(E::ActualSurfaceFrameStart(e)) => {
-            let labels = FrameLabels {
-                present_type: EnumCode::new(e.present_type),
-                on_time_finish: e.on_time_finish,
-                gpu_composition: e.gpu_composition,
-                prediction_type: EnumCode::new(e.prediction_type),
-                jank_severity_type: EnumCode::new(e.jank_severity_type),
-                is_buffer: e.is_buffer,
-                jank: JankValues::new(e.jank_type, e.jank_severity_score),
-            };
-            start(
-                SliceKind::ActualSurfaceFrame,
-                e.cookie,
-                e.token,
-                e.display_frame_token,
-                e.pid,
-                e.layer_name,
-                labels,
-            )
-        }
     }
 }
 

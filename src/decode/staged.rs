@@ -1,17 +1,18 @@
-//! What the packet walk hands on, in batches: finished events, the atrace lines it triaged whole, and the lines
-//! and process trees it leaves for the batch's taker to parse ([`Finisher`]) — in [`super::decode_beside`] that
-//! taker is the model's thread, which would otherwise wait on the decoding one.
+//! What the packet walk hands on, in batches: finished events, the atrace lines it triaged whole, and the lines,
+//! FrameTimeline events and process trees it leaves for the batch's taker to read ([`Finisher`]) — in
+//! [`super::decode_beside`] that taker is the model's thread, which would otherwise wait on the decoding one.
 
 use super::atrace::{self, Triage};
 use super::event::Event;
 use super::proto;
-use super::tree;
 use super::DecodeSummary;
+use super::{frame_timeline, tree};
 use prost::Message;
+use std::collections::BTreeSet;
 
 /// A batch is handed on once it holds this many events and things to parse …
 const BATCH_ITEMS: usize = 4096;
-/// … or this many bytes of lines and process trees.
+/// … or this many bytes of lines, FrameTimeline events and process trees.
 const BATCH_BYTES: usize = 256 * 1024;
 
 /// Something the batch's taker parses (its bytes are `bytes[at..at + len]` of the batch), or an atrace line the
@@ -28,6 +29,13 @@ enum Unparsed {
     },
     /// A `ProcessTree` message.
     ProcessTree { at: usize, len: usize },
+    /// A `FrameTimelineEvent` message at `ts_ns` on the trace clock, recorded on `clock`.
+    FrameTimeline {
+        ts_ns: i64,
+        clock: u32,
+        at: usize,
+        len: usize,
+    },
 }
 
 /// What the walk found, in trace order: the finished events and the things to parse are kept apart (a line
@@ -68,6 +76,19 @@ impl Batch {
         self.is_full()
     }
 
+    /// Adds a `FrameTimelineEvent` message (copied) whose packet time is `ts_ns` on the trace clock, recorded on
+    /// `clock`; true when the batch is full.
+    pub(super) fn frame_timeline(&mut self, ts_ns: i64, clock: u32, message: &[u8]) -> bool {
+        let (at, len) = self.copy(message);
+        self.unparsed.push(Unparsed::FrameTimeline {
+            ts_ns,
+            clock,
+            at,
+            len,
+        });
+        self.is_full()
+    }
+
     /// Adds a `ProcessTree` message (copied); true when the batch is full.
     pub(super) fn process_tree(&mut self, message: &[u8]) -> bool {
         let (at, len) = self.copy(message);
@@ -91,12 +112,13 @@ impl Batch {
 }
 
 /// Turns batches into events: parses their atrace lines ([`atrace::parse`] with the decoder's `keep_name`, which
-/// must be the one the lines were triaged with) and decodes their process trees, counting what fails for the
-/// [`DecodeSummary`].
+/// must be the one the lines were triaged with) and reads their FrameTimeline events and process trees, counting
+/// what fails and the FrameTimeline clocks for the [`DecodeSummary`].
 pub(super) struct Finisher<'k> {
     keep_name: &'k dyn Fn(&[u8]) -> bool,
     atrace_parse_failures: u64,
     malformed_packets: u64,
+    frame_timeline_clock_ids: BTreeSet<u32>,
     /// The events vector [`Finisher::parse_in_place`] last took out of a batch, kept for the next one.
     spare: Vec<(usize, Event)>,
     trees: tree::TreeReader,
@@ -108,6 +130,7 @@ impl<'k> Finisher<'k> {
             keep_name,
             atrace_parse_failures: 0,
             malformed_packets: 0,
+            frame_timeline_clock_ids: BTreeSet::new(),
             spare: Vec::new(),
             trees: tree::TreeReader::default(),
         }
@@ -166,6 +189,18 @@ impl<'k> Finisher<'k> {
                     sink(Event::Atrace { ts_ns, tid, event });
                 }
             }
+            Unparsed::FrameTimeline {
+                ts_ns,
+                clock,
+                at,
+                len,
+            } => match frame_timeline::decode(&bytes[at..at + len]) {
+                Some(event) => {
+                    self.frame_timeline_clock_ids.insert(clock);
+                    sink(Event::FrameTimeline { ts_ns, event });
+                }
+                None => self.malformed_packets += 1,
+            },
             Unparsed::ProcessTree { at, len } => {
                 let bytes = &bytes[at..at + len];
                 match self.trees.events(bytes) {
@@ -183,6 +218,9 @@ impl<'k> Finisher<'k> {
     pub(super) fn count_into(&self, summary: &mut DecodeSummary) {
         summary.atrace_parse_failures += self.atrace_parse_failures;
         summary.malformed_packets += self.malformed_packets;
+        summary
+            .frame_timeline_clock_ids
+            .extend(&self.frame_timeline_clock_ids);
     }
 }
 
@@ -212,7 +250,7 @@ pub(super) fn process_tree(tree: proto::ProcessTree, sink: &mut dyn FnMut(Event)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::Atrace;
+    use crate::decode::{Atrace, FrameTimelineEvent};
 
     /// Only DrawFrame names are kept.
     fn keep(name: &[u8]) -> bool {
@@ -244,6 +282,9 @@ mod tests {
         batch.process_tree(&[0xff, 0xff]);
         // Thread { tid: 7 } with an unknown group field: the plain reader declines it, prost reads it.
         batch.process_tree(&[0x12, 0x04, 0x08, 0x07, 0x23, 0x24]);
+        // FrameEnd { cookie: 7 } recorded on clock 6, then a member overrunning its message recorded on clock 3.
+        batch.frame_timeline(15, 6, &[0x2a, 0x02, 0x08, 0x07]);
+        batch.frame_timeline(16, 3, &[0x2a, 0x05, 0x08]);
         let mut finisher = Finisher::new(&keep);
         let mut events = Vec::new();
         finisher.finish(&mut batch, &mut |e| events.push(e));
@@ -282,6 +323,10 @@ mod tests {
                     tgid: None,
                     name: None
                 },
+                Event::FrameTimeline {
+                    ts_ns: 15,
+                    event: FrameTimelineEvent::End { cookie: Some(7) }
+                },
             ]
         );
         assert!(batch.is_empty() && batch.bytes.is_empty());
@@ -290,8 +335,10 @@ mod tests {
         finisher.count_into(&mut summary);
         assert_eq!(
             (summary.atrace_parse_failures, summary.malformed_packets),
-            (1, 1)
+            (1, 2)
         );
+        // Only the clock of an event read counts as a FrameTimeline clock.
+        assert_eq!(summary.frame_timeline_clock_ids, BTreeSet::from([6]));
     }
 
     #[test]
