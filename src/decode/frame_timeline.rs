@@ -263,7 +263,7 @@ fn from_prost(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
 mod tests {
     use super::*;
     use crate::decode::ftrace::tests::packet_fields;
-    use rand::{RngExt, SeedableRng};
+    use crate::decode::plain::tests::beside_prost;
 
     /// What prost's decode converts to: `None` when it fails. Compared through `Debug`, which shows a NaN score
     /// read from the same bytes the same way.
@@ -316,30 +316,8 @@ mod tests {
     #[test]
     fn damaged_events_read_as_prost_decodes_them_or_are_left_to_it() {
         let events = real_events();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(76);
-        let (mut read, mut declined) = (0, 0);
-        for _ in 0..20_000 {
-            let mut bytes = events[rng.random_range(0..events.len())].clone();
-            for _ in 0..rng.random_range(1..4) {
-                if bytes.is_empty() {
-                    break;
-                }
-                let at = rng.random_range(0..bytes.len());
-                match rng.random_range(0..4) {
-                    0 => bytes[at] = rng.random(),
-                    1 => bytes[at] ^= 0x80,
-                    2 => bytes.truncate(at),
-                    _ => bytes.insert(at, rng.random()),
-                }
-            }
-            match by_reader(&bytes) {
-                Some(got) => {
-                    assert_eq!(Some(got), by_prost(&bytes), "{bytes:?}");
-                    read += 1;
-                }
-                None => declined += 1,
-            }
-        }
+        let originals: Vec<&[u8]> = events.iter().map(Vec::as_slice).collect();
+        let (read, declined) = beside_prost(&originals, 20_000, 76, by_reader, by_prost);
         assert!(
             read > 1_000 && declined > 1_000,
             "{read} read, {declined} declined"

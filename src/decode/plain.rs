@@ -68,3 +68,45 @@ pub(super) fn fixed32(wire: &mut Bytes<'_>) -> Option<f32> {
     wire.pos = end;
     Some(f32::from_le_bytes(value.try_into().ok()?))
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use rand::{RngExt, SeedableRng};
+
+    /// Runs a reader of this module's kind beside prost on `runs` damaged copies of `originals` (each copy damaged
+    /// 1 to 3 times: a byte replaced, its high bit flipped, the copy cut, a byte inserted). Every copy the reader
+    /// reads must read as prost decodes it. Returns how many it read and how many it declined.
+    pub(in crate::decode) fn beside_prost<T: PartialEq + std::fmt::Debug>(
+        originals: &[&[u8]],
+        runs: usize,
+        seed: u64,
+        reader: impl Fn(&[u8]) -> Option<T>,
+        prost: impl Fn(&[u8]) -> Option<T>,
+    ) -> (usize, usize) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let (mut read, mut declined) = (0, 0);
+        for _ in 0..runs {
+            let mut bytes = originals[rng.random_range(0..originals.len())].to_vec();
+            for _ in 0..rng.random_range(1..4) {
+                if bytes.is_empty() {
+                    break;
+                }
+                let at = rng.random_range(0..bytes.len());
+                match rng.random_range(0..4) {
+                    0 => bytes[at] = rng.random(),
+                    1 => bytes[at] ^= 0x80,
+                    2 => bytes.truncate(at),
+                    _ => bytes.insert(at, rng.random()),
+                }
+            }
+            match reader(&bytes) {
+                Some(got) => {
+                    assert_eq!(Some(got), prost(&bytes), "{bytes:?}");
+                    read += 1;
+                }
+                None => declined += 1,
+            }
+        }
+        (read, declined)
+    }
+}

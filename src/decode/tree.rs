@@ -97,9 +97,9 @@ fn thread(bytes: &[u8]) -> Option<Option<Event>> {
 mod tests {
     use super::*;
     use crate::decode::ftrace::tests::packet_fields;
+    use crate::decode::plain::tests::beside_prost;
     use crate::decode::proto;
     use prost::Message;
-    use rand::{RngExt, SeedableRng};
 
     /// A tree's events, read by a fresh [`TreeReader`].
     fn events(tree: &[u8]) -> Option<Vec<Event>> {
@@ -143,30 +143,7 @@ mod tests {
             .into_iter()
             .max_by_key(|t| t.len())
             .unwrap();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-        let (mut read, mut declined) = (0, 0);
-        for _ in 0..3_000 {
-            let mut bytes = tree.to_vec();
-            for _ in 0..rng.random_range(1..4) {
-                let at = rng.random_range(0..bytes.len());
-                match rng.random_range(0..4) {
-                    0 => bytes[at] = rng.random(),
-                    1 => bytes[at] ^= 0x80,
-                    2 => bytes.truncate(at),
-                    _ => bytes.insert(at, rng.random()),
-                }
-                if bytes.is_empty() {
-                    break;
-                }
-            }
-            match events(&bytes) {
-                Some(got) => {
-                    assert_eq!(Some(got), by_prost(&bytes));
-                    read += 1;
-                }
-                None => declined += 1,
-            }
-        }
+        let (read, declined) = beside_prost(&[tree], 3_000, 9, events, by_prost);
         assert!(
             read > 100 && declined > 100,
             "{read} read, {declined} declined"
