@@ -239,14 +239,18 @@ def test_mutated_bytes_never_crash(tmp_path):
 
 def test_gil_released_while_reading():
     """Another Python thread keeps running while ftl reads a trace. With a 5 s switch interval a thread holding
-    the GIL is not preempted: the main thread ticks during the reads only if ftl releases the GIL."""
+    the GIL is not preempted: the main thread ticks during the reads only if ftl releases the GIL. The reads go
+    on for half a second whatever the machine's speed, so that a fast read cannot leave too few ticks."""
     trace = max(TRACES, key=lambda p: p.stat().st_size)
     done = threading.Event()
     ticks = 0
 
     def work():
-        for _ in range(3):
+        start = time.perf_counter()
+        reads = 0
+        while reads < 3 or time.perf_counter() - start < 0.5:
             ftl.frames(trace)
+            reads += 1
         done.set()
 
     interval = sys.getswitchinterval()
