@@ -15,7 +15,7 @@ const FRAME_END: u32 = 5;
 const FRAME_END_COOKIE: u32 = 1;
 
 /// What a field of a `*Start` message holds.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Slot {
     Cookie,
     Token,
@@ -140,27 +140,21 @@ fn start(kind: SliceKind, slots: &[Slot], bytes: &[u8]) -> Option<FrameTimelineE
             continue;
         };
         match (slot, wire_type) {
+            (Cookie, VARINT) => s.cookie = Some(varint(&mut wire)? as i64),
+            (Token, VARINT) => s.token = Some(varint(&mut wire)? as i64),
+            (DisplayFrameToken, VARINT) => s.display_frame_token = Some(varint(&mut wire)? as i64),
+            (Pid, VARINT) => s.pid = Some(varint(&mut wire)? as i32),
             (LayerName, LEN) => s.layer_name = Some(text(&mut wire)?.to_owned()),
+            (PresentType, VARINT) => present_type = Some(varint(&mut wire)? as i32),
+            (PredictionType, VARINT) => prediction_type = Some(varint(&mut wire)? as i32),
+            (JankSeverityType, VARINT) => jank_severity_type = Some(varint(&mut wire)? as i32),
+            (JankType, VARINT) => jank_type = Some(varint(&mut wire)? as i32),
+            (OnTimeFinish, VARINT) => on_time_finish = Some(varint(&mut wire)? != 0),
+            (GpuComposition, VARINT) => gpu_composition = Some(varint(&mut wire)? != 0),
+            (IsBuffer, VARINT) => is_buffer = Some(varint(&mut wire)? != 0),
             (JankSeverityScore, FIXED32) => jank_severity_score = Some(fixed32(&mut wire)?),
             (OtherFloat, FIXED32) => drop(fixed32(&mut wire)?),
-            (LayerName | JankSeverityScore | OtherFloat, _) | (_, FIXED32 | LEN) => return None,
-            (_, VARINT) => {
-                let v = varint(&mut wire)?;
-                match slot {
-                    Cookie => s.cookie = Some(v as i64),
-                    Token => s.token = Some(v as i64),
-                    DisplayFrameToken => s.display_frame_token = Some(v as i64),
-                    Pid => s.pid = Some(v as i32),
-                    PresentType => present_type = Some(v as i32),
-                    PredictionType => prediction_type = Some(v as i32),
-                    JankSeverityType => jank_severity_type = Some(v as i32),
-                    JankType => jank_type = Some(v as i32),
-                    OnTimeFinish => on_time_finish = Some(v != 0),
-                    GpuComposition => gpu_composition = Some(v != 0),
-                    IsBuffer => is_buffer = Some(v != 0),
-                    LayerName | JankSeverityScore | OtherFloat => unreachable!("matched above"),
-                }
-            }
+            // A known field with another wire type: prost fails on it.
             _ => return None,
         }
     }
