@@ -9,7 +9,7 @@
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
 //! (google/perfetto @ ec5d16b1).
 
-use super::wire::{Bytes, Framing, WireError, LEN, VARINT};
+use super::wire::{prefetch, Bytes, Framing, WireError, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
 const BUNDLE_COMPACT_SCHED: u32 = 4;
@@ -80,6 +80,7 @@ pub(super) fn walk<'a>(
     let mut clock = FTRACE_CLOCK_UNSPECIFIED;
     let mut wire = Bytes::new(bundle);
     while !wire.at_eof() {
+        prefetch(bundle, wire.pos);
         // Most events are skipped whole without decoding a varint, and `print` events read in one pass.
         match fast_event(bundle, wire.pos, names.is_some()) {
             Some(Fast::Skip(next)) => {

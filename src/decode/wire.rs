@@ -16,6 +16,29 @@ pub const FIXED32: u8 = 5;
 /// The most [`WireReader::read_into`] reserves before the bytes arrive, bytes.
 const READ_RESERVE_MAX: usize = 1 << 20;
 
+/// How far ahead of a walk's position [`prefetch`] asks for the bytes (found by measurement: 2 KiB left half the gain
+/// on the table, 8 KiB gave no more).
+pub(crate) const PREFETCH_AHEAD_BYTES: usize = 4096;
+
+/// Asks the CPU to start loading the cache line [`PREFETCH_AHEAD_BYTES`] past `pos` in `bytes`. The walks over
+/// packets and ftrace bundles step through a trace in small dependent steps (each position comes from a length
+/// just read), which the hardware prefetcher does not run far enough ahead of to hide the memory's latency: on an
+/// ftrace-heavy trace from the page cache this hint takes a fifth off the decoding thread's time. A hint only:
+/// it changes no result, and does nothing on other architectures.
+#[inline(always)]
+pub(crate) fn prefetch(bytes: &[u8], pos: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let ahead = bytes.as_ptr().wrapping_add(pos + PREFETCH_AHEAD_BYTES);
+        // SAFETY: a prefetch never faults and reads nothing into the program, whatever the address (here possibly
+        // past the slice: `wrapping_add` makes the pointer without claiming it is in bounds).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, pos);
+}
+
 /// Why the framing could not be read.
 #[derive(Debug)]
 pub enum WireError {
