@@ -76,52 +76,72 @@ pub fn open(path: &Path) -> Result<TraceInput> {
 }
 
 /// Bytes [`Mapped`] maps at a time: a multiple of any page size, and small beside the model's memory (mapped pages
-/// count towards the resident set until they are unmapped).
-const MAP_WINDOW_BYTES: u64 = 2 << 20;
+/// count towards the resident set until they are unmapped; two windows are mapped at a time).
+const MAP_WINDOW_BYTES: u64 = 1 << 20;
 
-/// A plain file read through a memory map that slides over it [`MAP_WINDOW_BYTES`] at a time, each window's pages
-/// mapped in one call: the decoder reads the page cache in place, without the kernel's copy into a buffer (the
-/// largest single cost of reading a trace from the page cache). A file shortened by another process while it is
-/// read ends the process with SIGBUS, as with any reader of a mapped file (ripgrep's trade-off too).
+/// A plain file read through a memory map that slides over it [`MAP_WINDOW_BYTES`] at a time: the decoder reads
+/// the page cache in place, without the kernel's copy into a buffer (the largest single cost of reading a trace
+/// from the page cache). Each window's pages are mapped in one call, one window ahead and unmapped after use on a
+/// mapping thread of its own, so that the decoding thread spends no time in the kernel. A file shortened by
+/// another process while it is read ends the process with SIGBUS, as with any reader of a mapped file (ripgrep's
+/// trade-off too).
 struct Mapped {
-    file: File,
-    /// File length when opened; never mapped past.
-    len: u64,
-    /// File offset of `window`.
-    offset: u64,
-    window: Option<memmap2::Mmap>,
+    /// The next windows in file order; a closed channel is the end of the file.
+    windows: std::sync::mpsc::Receiver<std::io::Result<memmap2::Mmap>>,
+    /// Windows read through, handed back to the mapping thread to be unmapped there.
+    spent: std::sync::mpsc::Sender<memmap2::Mmap>,
+    window: memmap2::Mmap,
     pos: usize,
 }
 
 impl Mapped {
     /// `None` where the file cannot be mapped (a pipe, a special file): the caller reads it instead.
     fn new(file: &File, len: u64) -> Option<Self> {
-        let mut mapped = Mapped {
-            file: file.try_clone().ok()?,
-            len,
-            offset: 0,
-            window: None,
+        let file = file.try_clone().ok()?;
+        let window = map_window(&file, len, 0).ok()?;
+        let (ready, windows) = std::sync::mpsc::sync_channel(1);
+        let (spent, used) = std::sync::mpsc::channel::<memmap2::Mmap>();
+        std::thread::spawn(move || {
+            let mut offset = MAP_WINDOW_BYTES;
+            while offset < len {
+                let next = map_window(&file, len, offset);
+                let failed = next.is_err();
+                // The receiver is gone when the decoder stopped early: nothing more to map.
+                if ready.send(next).is_err() || failed {
+                    break;
+                }
+                // Waits for the window before the one just sent to be read through: two are mapped at a time.
+                if used.recv().is_err() {
+                    break;
+                }
+                offset += MAP_WINDOW_BYTES;
+            }
+            drop(ready);
+            // The last windows are unmapped here too, as they are handed back.
+            for window in used {
+                drop(window);
+            }
+        });
+        Some(Mapped {
+            windows,
+            spent,
+            window,
             pos: 0,
-        };
-        mapped.map(0).ok()?;
-        Some(mapped)
+        })
     }
+}
 
-    /// Maps the window at `offset` (a multiple of [`MAP_WINDOW_BYTES`]), unmapping the previous one.
-    fn map(&mut self, offset: u64) -> std::io::Result<()> {
-        self.window = None;
-        let bytes = (self.len - offset).min(MAP_WINDOW_BYTES) as usize;
-        // SAFETY: the map is read-only and private to this reader; see the type's doc for a file shortened
-        // meanwhile.
-        let window = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(offset)
-                .len(bytes)
-                .populate()
-                .map(&self.file)?
-        };
-        (self.offset, self.window, self.pos) = (offset, Some(window), 0);
-        Ok(())
+/// The window of `file` (`len` bytes long) at `offset` (a multiple of [`MAP_WINDOW_BYTES`]), its pages mapped.
+fn map_window(file: &File, len: u64, offset: u64) -> std::io::Result<memmap2::Mmap> {
+    let bytes = (len - offset).min(MAP_WINDOW_BYTES) as usize;
+    // SAFETY: the map is read-only and private to this reader; see [`Mapped`]'s doc for a file shortened
+    // meanwhile.
+    unsafe {
+        memmap2::MmapOptions::new()
+            .offset(offset)
+            .len(bytes)
+            .populate()
+            .map(file)
     }
 }
 
@@ -133,16 +153,20 @@ impl Read for Mapped {
 
 impl BufRead for Mapped {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        let shown = self.window.as_ref().map_or(0, |w| w.len());
-        if self.pos == shown && self.offset + (shown as u64) < self.len {
-            self.map(self.offset + shown as u64)?;
+        if self.pos == self.window.len() {
+            // A closed channel is the end of the file.
+            if let Ok(next) = self.windows.recv() {
+                let done = std::mem::replace(&mut self.window, next?);
+                // The mapping thread may have finished: then the window is unmapped here.
+                let _ = self.spent.send(done);
+                self.pos = 0;
+            }
         }
-        Ok(self.window.as_ref().map_or(&[][..], |w| &w[self.pos..]))
+        Ok(&self.window[self.pos..])
     }
 
     fn consume(&mut self, n: usize) {
-        let shown = self.window.as_ref().map_or(0, |w| w.len());
-        self.pos = (self.pos + n).min(shown);
+        self.pos = (self.pos + n).min(self.window.len());
     }
 }
 
