@@ -10,6 +10,7 @@ use super::order::TsOrder;
 use super::sections::{AppSections, SectionFilter, SectionsBuilder};
 use crate::decode::{Event, FrameLabels, FrameStart, FrameTimelineEvent, SliceKind, SystemInfo};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 
@@ -279,8 +280,9 @@ struct Pairing {
     stats: ImportStats,
     /// cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
     cookies: FxHashMap<i64, (i32, bool)>,
-    /// (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie).
-    open: FxHashMap<(i32, bool, i64), Vec<usize>>,
+    /// (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie). A lane
+    /// almost always holds one slice, kept inline: no allocation per slice.
+    open: FxHashMap<(i32, bool, i64), SmallVec<[usize; 1]>>,
     expected_surface_seen: FxHashSet<(i32, i64)>,
 }
 
