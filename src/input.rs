@@ -101,33 +101,43 @@ impl Mapped {
         let window = map_window(&file, len, 0).ok()?;
         let (ready, windows) = std::sync::mpsc::sync_channel(1);
         let (spent, used) = std::sync::mpsc::channel::<memmap2::Mmap>();
-        std::thread::spawn(move || {
-            let mut offset = MAP_WINDOW_BYTES;
-            while offset < len {
-                let next = map_window(&file, len, offset);
-                let failed = next.is_err();
-                // The receiver is gone when the decoder stopped early: nothing more to map.
-                if ready.send(next).is_err() || failed {
-                    break;
-                }
-                // Waits for the window before the one just sent to be read through: two are mapped at a time.
-                if used.recv().is_err() {
-                    break;
-                }
-                offset += MAP_WINDOW_BYTES;
-            }
-            drop(ready);
-            // The last windows are unmapped here too, as they are handed back.
-            for window in used {
-                drop(window);
-            }
-        });
+        // A file one window holds needs no mapping thread: its channels close here, saying there is nothing more.
+        if len > MAP_WINDOW_BYTES {
+            std::thread::spawn(move || map_ahead(&file, len, ready, used));
+        }
         Some(Mapped {
             windows,
             spent,
             window,
             pos: 0,
         })
+    }
+}
+
+/// The mapping thread of a [`Mapped`]: maps the windows of `file` after the first, in order, into `ready` (an error
+/// ends the file), each once the window two before it has come back through `used`, and unmaps the windows that
+/// come back. Returning closes `ready`: the reader then sees the end of the file after the last window, which it
+/// unmaps itself.
+fn map_ahead(
+    file: &File,
+    len: u64,
+    ready: std::sync::mpsc::SyncSender<std::io::Result<memmap2::Mmap>>,
+    used: std::sync::mpsc::Receiver<memmap2::Mmap>,
+) {
+    let mut offset = MAP_WINDOW_BYTES;
+    while offset < len {
+        let next = map_window(file, len, offset);
+        let failed = next.is_err();
+        // The receiver is gone when the decoder stopped early: nothing more to map.
+        if ready.send(next).is_err() || failed {
+            return;
+        }
+        // Waits for the window before the one just sent to be read through: two are mapped at a time. Dropping
+        // it unmaps it.
+        if used.recv().is_err() {
+            return;
+        }
+        offset += MAP_WINDOW_BYTES;
     }
 }
 
