@@ -58,13 +58,13 @@ pub fn open(path: &Path) -> Result<TraceInput> {
     let gzip = head.starts_with(&[0x1f, 0x8b]);
     let (reader, compression): (Box<dyn BufRead + Send>, _) = if gzip {
         (
-            Box::new(ReadAhead::new(MultiGzDecoder::new(reader))),
+            Box::new(read_ahead(MultiGzDecoder::new(reader))),
             Compression::Gzip,
         )
     } else {
-        let reader: Box<dyn BufRead + Send> = match Mapped::new(reader.get_ref(), meta.len()) {
+        let reader: Box<dyn BufRead + Send> = match mapped(reader.get_ref(), meta.len()) {
             Some(mapped) => Box::new(mapped),
-            None => Box::new(ReadAhead::new(reader)),
+            None => Box::new(read_ahead(reader)),
         };
         (reader, Compression::None)
     };
@@ -75,46 +75,72 @@ pub fn open(path: &Path) -> Result<TraceInput> {
     })
 }
 
-/// Bytes [`Mapped`] maps at a time: a multiple of any page size, and small beside the model's memory (mapped pages
+/// The decoder's side of a thread that makes a file's bytes ahead of it, a block at a time (read and inflated by
+/// [`read_ahead`], mapped by [`mapped`]), so that this work overlaps the decoding on another core: the blocks come
+/// in file order through a channel (an error ends the file, a closed channel is its end), and each block read
+/// through goes back to that thread, to be reused or unmapped there.
+struct Ahead<B> {
+    blocks: std::sync::mpsc::Receiver<std::io::Result<B>>,
+    /// Blocks read through, handed back to the producing thread.
+    spent: std::sync::mpsc::Sender<B>,
+    block: B,
+    pos: usize,
+}
+
+impl<B: std::ops::Deref<Target = [u8]>> Read for Ahead<B> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        read_buffered(self, out)
+    }
+}
+
+impl<B: std::ops::Deref<Target = [u8]>> BufRead for Ahead<B> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos == self.block.len() {
+            // A closed channel is the end of the file.
+            if let Ok(next) = self.blocks.recv() {
+                let done = std::mem::replace(&mut self.block, next?);
+                // The producing thread may have finished: then the block is dropped (unmapped) here.
+                let _ = self.spent.send(done);
+                self.pos = 0;
+            }
+        }
+        Ok(&self.block[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.block.len());
+    }
+}
+
+/// Bytes [`mapped`] maps at a time: a multiple of any page size, and small beside the model's memory (mapped pages
 /// count towards the resident set until they are unmapped; two windows are mapped at a time).
 const MAP_WINDOW_BYTES: u64 = 1 << 20;
 
 /// A plain file read through a memory map that slides over it [`MAP_WINDOW_BYTES`] at a time: the decoder reads
 /// the page cache in place, without the kernel's copy into a buffer (the largest single cost of reading a trace
 /// from the page cache). Each window's pages are mapped in one call, one window ahead and unmapped after use on a
-/// mapping thread of its own, so that the decoding thread spends no time in the kernel. A file shortened by
+/// mapping thread of its own ([`map_ahead`]), so that the decoding thread spends no time in the kernel. `None`
+/// where the file cannot be mapped (a pipe, a special file): the caller reads it instead. A file shortened by
 /// another process while it is read ends the process with SIGBUS, as with any reader of a mapped file (ripgrep's
 /// trade-off too).
-struct Mapped {
-    /// The next windows in file order; a closed channel is the end of the file.
-    windows: std::sync::mpsc::Receiver<std::io::Result<memmap2::Mmap>>,
-    /// Windows read through, handed back to the mapping thread to be unmapped there.
-    spent: std::sync::mpsc::Sender<memmap2::Mmap>,
-    window: memmap2::Mmap,
-    pos: usize,
-}
-
-impl Mapped {
-    /// `None` where the file cannot be mapped (a pipe, a special file): the caller reads it instead.
-    fn new(file: &File, len: u64) -> Option<Self> {
-        let file = file.try_clone().ok()?;
-        let window = map_window(&file, len, 0).ok()?;
-        let (ready, windows) = std::sync::mpsc::sync_channel(1);
-        let (spent, used) = std::sync::mpsc::channel::<memmap2::Mmap>();
-        // A file one window holds needs no mapping thread: its channels close here, saying there is nothing more.
-        if len > MAP_WINDOW_BYTES {
-            std::thread::spawn(move || map_ahead(&file, len, ready, used));
-        }
-        Some(Mapped {
-            windows,
-            spent,
-            window,
-            pos: 0,
-        })
+fn mapped(file: &File, len: u64) -> Option<Ahead<memmap2::Mmap>> {
+    let file = file.try_clone().ok()?;
+    let block = map_window(&file, len, 0).ok()?;
+    let (ready, blocks) = std::sync::mpsc::sync_channel(1);
+    let (spent, used) = std::sync::mpsc::channel::<memmap2::Mmap>();
+    // A file one window holds needs no mapping thread: its channels close here, saying there is nothing more.
+    if len > MAP_WINDOW_BYTES {
+        std::thread::spawn(move || map_ahead(&file, len, ready, used));
     }
+    Some(Ahead {
+        blocks,
+        spent,
+        block,
+        pos: 0,
+    })
 }
 
-/// The mapping thread of a [`Mapped`]: maps the windows of `file` after the first, in order, into `ready` (an error
+/// The mapping thread of [`mapped`]: maps the windows of `file` after the first, in order, into `ready` (an error
 /// ends the file), each once the window two before it has come back through `used`, and unmaps the windows that
 /// come back. Returning closes `ready`: the reader then sees the end of the file after the last window, which it
 /// unmaps itself.
@@ -144,7 +170,7 @@ fn map_ahead(
 /// The window of `file` (`len` bytes long) at `offset` (a multiple of [`MAP_WINDOW_BYTES`]), its pages mapped.
 fn map_window(file: &File, len: u64, offset: u64) -> std::io::Result<memmap2::Mmap> {
     let bytes = (len - offset).min(MAP_WINDOW_BYTES) as usize;
-    // SAFETY: the map is read-only and private to this reader; see [`Mapped`]'s doc for a file shortened
+    // SAFETY: the map is read-only and private to this reader; see [`mapped`]'s doc for a file shortened
     // meanwhile.
     unsafe {
         memmap2::MmapOptions::new()
@@ -155,112 +181,49 @@ fn map_window(file: &File, len: u64, offset: u64) -> std::io::Result<memmap2::Mm
     }
 }
 
-impl Read for Mapped {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        read_buffered(self, out)
-    }
-}
-
-impl BufRead for Mapped {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        if self.pos == self.window.len() {
-            // A closed channel is the end of the file.
-            if let Ok(next) = self.windows.recv() {
-                let done = std::mem::replace(&mut self.window, next?);
-                // The mapping thread may have finished: then the window is unmapped here.
-                let _ = self.spent.send(done);
-                self.pos = 0;
-            }
-        }
-        Ok(&self.window[self.pos..])
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.window.len());
-    }
-}
-
-/// Blocks [`ReadAhead`] may hold ready beyond the one being decoded.
+/// Blocks [`read_ahead`] may hold ready beyond the one being decoded.
 const READ_AHEAD_BLOCKS: usize = 2;
 
 /// Reads (and inflates) a file on its own thread, a block ahead of the decoder, so that the kernel's copy and
 /// gzip's inflation overlap the decoding on another core. Memory: a few [`BUFFER_BYTES`] blocks, recycled.
-struct ReadAhead {
-    blocks: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
-    /// Blocks handed back to the reading thread for reuse.
-    spent: std::sync::mpsc::Sender<Vec<u8>>,
-    block: Vec<u8>,
-    pos: usize,
-}
-
-impl ReadAhead {
-    fn new<R: Read + Send + 'static>(mut inner: R) -> Self {
-        let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD_BLOCKS);
-        let (spent, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || loop {
-            let mut block = recycled.try_recv().unwrap_or_default();
-            block.resize(BUFFER_BYTES, 0);
-            // Fill the block (short reads are common), so that the decoder sees few small blocks.
-            let mut filled = 0;
-            let result = loop {
-                match inner.read(&mut block[filled..]) {
-                    Ok(0) => break Ok(()),
-                    Ok(n) => {
-                        filled += n;
-                        if filled == block.len() {
-                            break Ok(());
-                        }
+fn read_ahead<R: Read + Send + 'static>(mut inner: R) -> Ahead<Vec<u8>> {
+    let (tx, blocks) = std::sync::mpsc::sync_channel(READ_AHEAD_BLOCKS);
+    let (spent, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || loop {
+        let mut block = recycled.try_recv().unwrap_or_default();
+        block.resize(BUFFER_BYTES, 0);
+        // Fill the block (short reads are common), so that the decoder sees few small blocks.
+        let mut filled = 0;
+        let result = loop {
+            match inner.read(&mut block[filled..]) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    filled += n;
+                    if filled == block.len() {
+                        break Ok(());
                     }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => break Err(e),
                 }
-            };
-            block.truncate(filled);
-            let message = match result {
-                Ok(()) if filled == 0 => break,
-                Ok(()) => Ok(block),
-                Err(e) => Err(e),
-            };
-            let failed = message.is_err();
-            // The receiver is gone when the decoder stopped early: nothing more to do.
-            if tx.send(message).is_err() || failed {
-                break;
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
             }
-        });
-        ReadAhead {
-            blocks: rx,
-            spent,
-            block: Vec::new(),
-            pos: 0,
+        };
+        block.truncate(filled);
+        let message = match result {
+            Ok(()) if filled == 0 => break,
+            Ok(()) => Ok(block),
+            Err(e) => Err(e),
+        };
+        let failed = message.is_err();
+        // The receiver is gone when the decoder stopped early: nothing more to do.
+        if tx.send(message).is_err() || failed {
+            break;
         }
-    }
-}
-
-impl Read for ReadAhead {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        read_buffered(self, out)
-    }
-}
-
-impl BufRead for ReadAhead {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        if self.pos == self.block.len() {
-            // A closed channel is the end of the file.
-            match self.blocks.recv() {
-                Ok(block) => {
-                    let done = std::mem::replace(&mut self.block, block?);
-                    // The reading thread may have finished: then the block is simply dropped.
-                    let _ = self.spent.send(done);
-                    self.pos = 0;
-                }
-                Err(_) => return Ok(&[]),
-            }
-        }
-        Ok(&self.block[self.pos..])
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.block.len());
+    });
+    Ahead {
+        blocks,
+        spent,
+        block: Vec::new(),
+        pos: 0,
     }
 }
 
@@ -393,13 +356,13 @@ mod tests {
             .map(|i| (i % 251) as u8)
             .collect();
         let mut out = Vec::new();
-        ReadAhead::new(std::io::Cursor::new(data.clone()))
+        read_ahead(std::io::Cursor::new(data.clone()))
             .read_to_end(&mut out)
             .unwrap();
         assert_eq!(out, data);
         // A source that fails after its first bytes.
         let failing = std::io::Cursor::new(vec![1u8; 10]).chain(FailingRead);
-        let mut r = ReadAhead::new(failing);
+        let mut r = read_ahead(failing);
         let mut out = Vec::new();
         assert!(r.read_to_end(&mut out).is_err());
     }
@@ -412,12 +375,12 @@ mod tests {
         let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &data).unwrap();
         let file = File::open(&path).unwrap();
-        let mut mapped = Mapped::new(&file, data.len() as u64).unwrap();
+        let mut reader = mapped(&file, data.len() as u64).unwrap();
         // Read in odd steps so that reads straddle the windows.
         let mut out = Vec::new();
         let mut step = vec![0u8; 1_000_003];
         loop {
-            let n = mapped.read(&mut step).unwrap();
+            let n = reader.read(&mut step).unwrap();
             if n == 0 {
                 break;
             }
@@ -425,7 +388,7 @@ mod tests {
         }
         assert_eq!(out.len(), data.len());
         assert!(out == data);
-        assert!(mapped.fill_buf().unwrap().is_empty());
+        assert!(reader.fill_buf().unwrap().is_empty());
         // The reader `open` gives a plain file is the mapped one, with the same bytes.
         let mut opened = Vec::new();
         open(&path)

@@ -18,11 +18,11 @@ const READ_RESERVE_MAX: usize = 1 << 20;
 
 /// How far ahead of a walk's position [`prefetch`] asks for the bytes (found by measurement: 2 KiB left half the gain
 /// on the table, 8 KiB gave no more).
-pub(crate) const PREFETCH_AHEAD_BYTES: usize = 4096;
+const PREFETCH_AHEAD_BYTES: usize = 4096;
 
-/// Asks the CPU to start loading the cache line [`PREFETCH_AHEAD_BYTES`] past `pos` in `bytes`. The walks over
-/// packets and ftrace bundles step through a trace in small dependent steps (each position comes from a length
-/// just read), which the hardware prefetcher does not run far enough ahead of to hide the memory's latency: on an
+/// Asks the CPU to start loading the cache line [`PREFETCH_AHEAD_BYTES`] past `pos` in `bytes`. The walk over an
+/// ftrace bundle steps through it in small dependent steps (each event's position comes from a length just read),
+/// which the hardware prefetcher does not run far enough ahead of to hide the memory's latency: on an
 /// ftrace-heavy trace from the page cache this hint takes a fifth off the decoding thread's time. A hint only:
 /// it changes no result, and does nothing on other architectures.
 #[inline(always)]
