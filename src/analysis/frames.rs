@@ -161,18 +161,15 @@ impl FrameRow {
         (!self.dropped && self.dur_ns >= 0).then_some(self.dur_ns)
     }
 
-    /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries): expected and actual
-    /// slice bounds, the reconstructed expected present as desired present, the present fence as present
-    /// (none for a dropped frame).
+    /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries), with the times the
+    /// pacing metrics ([`crate::analysis::pacing::pacing`]) read: the reconstructed expected present as desired
+    /// present, the present fence as present (none for a dropped frame). The slice bounds stay in the row: a
+    /// series of a dense trace's layer holds 16 bytes a frame, not 48.
     pub fn series_frame(&self) -> SeriesFrame {
         SeriesFrame {
-            expected_start_ns: self.expected_start_ns,
-            expected_end_ns: self.expected_end_ns,
-            actual_start_ns: Some(self.actual_start_ns),
-            actual_end_ns: self.actual_end_ns,
-            ready_ns: None,
             desired_present_ns: self.derived.expected_present_ns,
             present_ns: self.present_ns.filter(|_| !self.dropped),
+            ..SeriesFrame::default()
         }
     }
 }
@@ -218,16 +215,20 @@ pub fn frame_rows(
     with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
-    // Made where the expected slices were (an in-place collect: no second buffer beside them), then shrunk.
-    let mut expected_bounds: Vec<(i64, Option<i64>)> = std::mem::take(&mut timeline.expected)
+    // (ts, dur) made where the expected slices were (an in-place collect: no second buffer beside them), then
+    // shrunk: 16 bytes a slice.
+    let mut expected_bounds: Vec<(i64, i64)> = std::mem::take(&mut timeline.expected)
         .into_iter()
-        .map(|s| (s.ts_ns, s.end_ns()))
+        .map(|s| (s.ts_ns, s.dur_ns))
         .collect();
     expected_bounds.shrink_to_fit();
     crate::memory::release_freed();
     let bounds = |i: Option<usize>| {
         let b = i.and_then(|i| expected_bounds.get(i));
-        (b.map(|b| b.0), b.and_then(|b| b.1))
+        (
+            b.map(|b| b.0),
+            b.and_then(|&(ts, dur)| (dur >= 0).then_some(ts + dur)),
+        )
     };
     let timeline = &timeline;
     let actual = |i: usize| timeline.actual.get(i);

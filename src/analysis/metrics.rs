@@ -402,9 +402,9 @@ pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSu
     summaries.finish(period_ns)
 }
 
-/// [`layer_summaries`] a row at a time: what a summary needs of each SurfaceFrame row (its counts, two times
-/// and its [`SeriesFrame`](crate::model::SeriesFrame), about 64 bytes), so that a caller that does not keep the
-/// rows never holds them all.
+/// [`layer_summaries`] a row at a time: what a summary needs of each SurfaceFrame row (its counts, its duration
+/// and overrun, and its [`FrameRow::series_frame`]: about 32 bytes), so that a caller that does not keep the rows
+/// never holds them all.
 #[derive(Debug, Default)]
 pub struct LayerSummaries {
     layers: BTreeMap<(i32, SharedStr), LayerFrames>,
