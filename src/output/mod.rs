@@ -21,12 +21,12 @@ use std::io::Write;
 use std::path::Path;
 use table::{to_dataframe, write_rows, TableFormat};
 
-/// Where a command writes: the file at `path`, created, or stdout when `None`. Errors: [`Error::Output`] naming
-/// the file.
-pub fn open_output(path: Option<&Path>) -> Result<Box<dyn Write>> {
+/// Where a command writes: the file at `path`, created, or stdout when `None` (a writer that may move to another
+/// thread, as a table's writer thread takes it). Errors: [`Error::Output`] naming the file.
+pub fn open_output(path: Option<&Path>) -> Result<Box<dyn Write + Send>> {
     Ok(match path {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| output_error(Some(p), e))?),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(std::io::stdout()),
     })
 }
 

@@ -104,13 +104,14 @@ fn is_perfetto_integer(name: &str) -> bool {
         || name.starts_with("was_")
 }
 
-/// Rows per batch of [`write_rows`] in Parquet: one row group, and the most rows held as cells at once.
-pub const BATCH_ROWS: usize = 16_384;
+/// Rows per batch of [`write_rows`] in Parquet: one row group. Two batches are held at a time (one gathered, one
+/// encoded), and 8,192 rows of `ftl frames` as cells and columns take about 7 MB, so this keeps a
+/// FrameTimeline-dense trace's table within half the analysis' own peak, for a file about 5 % larger than with
+/// twice the rows per group.
+pub const BATCH_ROWS: usize = 8_192;
 
-/// Rows per batch of [`write_rows`] in CSV and JSON, whose bytes do not depend on the batches: a quarter of a
-/// row group, which takes a quarter of the memory (16,384 rows of `ftl frames` held as cells and column
-/// builders take about 15 MB, a third of the analysis' own peak on a FrameTimeline-dense trace) for a few more
-/// calls into the writer.
+/// Rows per batch of [`write_rows`] in CSV and JSON, whose bytes do not depend on the batches: half a row group,
+/// half the memory, for a few more calls into the writer.
 const TEXT_BATCH_ROWS: usize = 4_096;
 
 /// Builds a DataFrame from rows. Column names and order: the fields of `T` as serialised, flattened fields
@@ -135,20 +136,19 @@ fn table_error(cause: String) -> Error {
 /// Writes rows as a table to `path`, or to stdout when `path` is `None` (CSV and JSON only), a batch at a time
 /// ([`BATCH_ROWS`] for Parquet, fewer for CSV and JSON): the columns and types of [`to_dataframe`], and the
 /// same bytes as writing the whole table at once (the batches of a column that holds no value take the type of
-/// the first batch). Errors: [`Error::Usage`] for Parquet to stdout; [`Error::Output`] naming the file if it
-/// cannot be written.
+/// the first batch). Each batch is encoded on a writer thread while the next is gathered. Errors:
+/// [`Error::Usage`] for Parquet to stdout; [`Error::Output`] naming the file if it cannot be written.
 pub fn write_rows<T: Serialize + Default>(
     rows: impl IntoIterator<Item = impl Borrow<T>>,
     format: TableFormat,
     path: Option<&Path>,
 ) -> Result<()> {
-    let mut columns = Columns::of::<T>().map_err(table_error)?;
-    with_sink(format, path, |sink| {
+    write_batches::<T, _>(format, path, |batches| {
         let mut rows = rows.into_iter();
         while let Some(row) = rows.next() {
-            push_row(&mut columns, sink, row.borrow(), rows.size_hint().0)?;
+            batches.push(row.borrow(), rows.size_hint().0)?;
         }
-        end_rows(&mut columns, sink)
+        Ok(())
     })
 }
 
@@ -161,45 +161,95 @@ pub fn write_rows_each<T: Serialize + Default, R>(
     path: Option<&Path>,
     produce: impl FnOnce(&mut dyn FnMut(&T)) -> R,
 ) -> Result<R> {
-    let mut columns = Columns::of::<T>().map_err(table_error)?;
-    with_sink(format, path, |sink| {
+    write_batches::<T, _>(format, path, |batches| {
         let mut written = Ok(());
         let made = produce(&mut |row| {
             if written.is_ok() {
-                written = push_row(&mut columns, sink, row, 0);
+                written = batches.push(row, 0);
             }
         });
-        written?;
-        end_rows(&mut columns, sink)?;
-        Ok(made)
+        written.map(|()| made)
     })
 }
 
-/// Adds a row to the batch in `columns`, written once full. A new batch's columns are sized for this row and the
-/// `left` the caller knows of (at most a batch).
-fn push_row<T: Serialize>(
-    columns: &mut Columns,
-    sink: &mut Sink,
-    row: &T,
-    left: usize,
-) -> Result<(), String> {
-    let batch = sink.batch_rows();
-    if columns.rows() == 0 {
-        columns.reserve(left.saturating_add(1).min(batch));
-    }
-    columns.push(row)?;
-    if columns.rows() == batch {
-        sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
-    }
-    Ok(())
+/// Opens the output and lets `fill` gather rows of `T` into [`Batches`]. Each full batch is typed into a DataFrame
+/// on this thread and handed to a writer thread, which encodes it while `fill` gathers the next: making rows and
+/// encoding them take two cores (typing sits on this side because Parquet's encoding is the longer half). At
+/// most two batches are held, the one being encoded and the one being gathered. Errors: the writer's (naming the
+/// output) before `fill`'s.
+fn write_batches<T: Serialize + Default, R>(
+    format: TableFormat,
+    path: Option<&Path>,
+    fill: impl FnOnce(&mut Batches) -> Result<R, String>,
+) -> Result<R> {
+    let columns = Columns::of::<T>().map_err(table_error)?;
+    with_sink(format, path, |sink| {
+        let rows_per_batch = sink.batch_rows();
+        std::thread::scope(|scope| {
+            // No queue: a batch is handed over only once the writer has finished the one before.
+            let (to_writer, batches_in) = std::sync::mpsc::sync_channel::<DataFrame>(0);
+            let writer = scope.spawn(move || -> Result<(), String> {
+                for mut batch in batches_in {
+                    sink.write(&mut batch)?;
+                }
+                Ok(())
+            });
+            let mut batches = Batches {
+                columns,
+                rows_per_batch,
+                to_writer,
+                sent: false,
+            };
+            let filled = fill(&mut batches).and_then(|made| batches.end().map(|()| made));
+            drop(batches);
+            writer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            filled
+        })
+    })
 }
 
-/// Writes the last batch (and, for a table without rows, its header).
-fn end_rows(columns: &mut Columns, sink: &mut Sink) -> Result<(), String> {
-    if columns.rows() > 0 || !sink.started() {
-        sink.write(&mut columns.take_frame().map_err(|e| e.to_string())?)?;
+/// The batch being gathered on the caller's thread, and the way to the writer thread.
+struct Batches {
+    columns: Columns,
+    rows_per_batch: usize,
+    to_writer: std::sync::mpsc::SyncSender<DataFrame>,
+    /// Whether a batch has gone to the writer.
+    sent: bool,
+}
+
+impl Batches {
+    /// Adds a row, handing the batch to the writer once full. A new batch's columns are sized for this row and
+    /// the `left` the caller knows of (at most a batch).
+    fn push<T: Serialize>(&mut self, row: &T, left: usize) -> Result<(), String> {
+        if self.columns.rows() == 0 {
+            self.columns
+                .reserve(left.saturating_add(1).min(self.rows_per_batch));
+        }
+        self.columns.push(row)?;
+        if self.columns.rows() == self.rows_per_batch {
+            self.send()?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Hands the last batch to the writer (and, for a table without rows, the empty one that gives its header).
+    fn end(&mut self) -> Result<(), String> {
+        if self.columns.rows() > 0 || !self.sent {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<(), String> {
+        let batch = self.columns.take_frame().map_err(|e| e.to_string())?;
+        self.sent = true;
+        // A closed channel means the writer stopped on an error, which it reports itself.
+        self.to_writer
+            .send(batch)
+            .map_err(|_| "the table writer stopped".to_string())
+    }
 }
 
 /// Writes `df` to `path`, or to stdout when `path` is `None` (CSV and JSON only).
@@ -251,14 +301,14 @@ fn csv_header(schema: &Schema) -> String {
 struct Sink {
     format: TableFormat,
     /// The output until the first batch opens a writer on it.
-    out: Option<Box<dyn Write>>,
+    out: Option<Box<dyn Write + Send>>,
     writer: Option<(Schema, Writer)>,
 }
 
 enum Writer {
-    Csv(CsvBatchedWriter<Box<dyn Write>>),
-    Parquet(Box<ParquetBatchedWriter<Box<dyn Write>>>),
-    Json(Box<dyn Write>, bool),
+    Csv(CsvBatchedWriter<Box<dyn Write + Send>>),
+    Parquet(Box<ParquetBatchedWriter<Box<dyn Write + Send>>>),
+    Json(Box<dyn Write + Send>, bool),
 }
 
 impl Sink {
@@ -268,10 +318,6 @@ impl Sink {
             TableFormat::Parquet => BATCH_ROWS,
             TableFormat::Csv | TableFormat::Json => TEXT_BATCH_ROWS,
         }
-    }
-
-    fn started(&self) -> bool {
-        self.writer.is_some()
     }
 
     /// Writes one batch; a batch whose types differ from the first batch's (a column null throughout one of
@@ -396,6 +442,36 @@ mod tests {
             note: (i > BATCH_ROWS as i64 + 2).then(|| format!("n{i}")),
             ratio_ms: i as f64 / 7.0,
         })
+    }
+
+    /// A write that fails while rows are still being made (a full disk: `/dev/full`) ends the table with an
+    /// error naming the output, in every format and through both entry points; the rows still to come are
+    /// dropped, and nothing waits on the stopped writer thread.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_failing_output_is_an_error_naming_it() {
+        let full = Path::new("/dev/full");
+        let named = |r: Result<()>| match r {
+            Err(Error::Output { path, cause }) => {
+                assert_eq!(path, full);
+                assert!(!cause.is_empty());
+            }
+            other => panic!("expected an output error, got {other:?}"),
+        };
+        for format in [TableFormat::Csv, TableFormat::Json, TableFormat::Parquet] {
+            named(write_rows::<Row>(rows(), format, Some(full)));
+            let mut made = 0;
+            named(
+                write_rows_each::<Row, _>(format, Some(full), |push| {
+                    for row in rows() {
+                        push(&row);
+                        made += 1;
+                    }
+                })
+                .map(drop),
+            );
+            assert_eq!(made, rows().count());
+        }
     }
 
     /// Streaming in batches writes the same bytes as the whole table at once (CSV, JSON) and the same
