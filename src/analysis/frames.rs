@@ -7,7 +7,7 @@ use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
 use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
 use crate::model::{
-    Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, SurfaceFrame, Timeline,
+    ExpectedBounds, Frames, JankTag, LayerId, SeriesFrame, SharedStr, Slice, SurfaceFrame, Timeline,
 };
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -202,12 +202,14 @@ pub struct DisplayFrameRow {
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
 /// by one (each with its `present_interval_ns` if `with_intervals`, else without, for rows that are only
-/// summarised) and returns the DisplayFrame rows
-/// (none without `display_labels`). Takes the timeline, the links and the labels: the expected slices are freed
-/// (their bounds kept) before the rows are made, the SurfaceFrame links and labels before the DisplayFrame rows
-/// are built. `work` is the app's doFrame / DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
+/// summarised) and returns the DisplayFrame rows (none without `display_labels`). The expected slices are read
+/// from `expected` ([`Timeline::expected`]'s bounds). Takes the timeline, the links and the labels: the
+/// SurfaceFrame links and labels are freed before the DisplayFrame rows are built. `work` is the app's doFrame /
+/// DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
+#[allow(clippy::too_many_arguments)]
 pub fn frame_rows(
-    mut timeline: Timeline,
+    timeline: Timeline,
+    expected: ExpectedBounds,
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
@@ -215,20 +217,9 @@ pub fn frame_rows(
     with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
-    // (ts, dur) made where the expected slices were (an in-place collect: no second buffer beside them), then
-    // shrunk: 16 bytes a slice.
-    let mut expected_bounds: Vec<(i64, i64)> = std::mem::take(&mut timeline.expected)
-        .into_iter()
-        .map(|s| (s.ts_ns, s.dur_ns))
-        .collect();
-    expected_bounds.shrink_to_fit();
-    crate::memory::release_freed();
     let bounds = |i: Option<usize>| {
-        let b = i.and_then(|i| expected_bounds.get(i));
-        (
-            b.map(|b| b.0),
-            b.and_then(|&(ts, dur)| (dur >= 0).then_some(ts + dur)),
-        )
+        let b = i.and_then(|i| expected.get(i));
+        (b.map(|b| b.0), b.and_then(|b| b.1))
     };
     let timeline = &timeline;
     let actual = |i: usize| timeline.actual.get(i);

@@ -8,7 +8,7 @@ use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_by, percentile_ns};
 use crate::model::jank::jank_components;
 use crate::model::{
-    FrameSeries, JankTag, NameSource, SeriesFrames, SharedStr, Slice, Source, Timeline,
+    FrameSeries, JankTag, NameSource, Process, SeriesFrames, SharedStr, Slice, Source,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -278,12 +278,14 @@ fn jank_type_counts(rows: &Rows<'_>, order: &[u32]) -> Vec<JankTypeCount> {
         .collect()
 }
 
-/// Perfetto's `android_frame_timeline_metric`: one entry per process with actual slices (ordered by pid) and
-/// the totals.
-pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let rows = Rows {
-        actual: &timeline.actual,
-    };
+/// Perfetto's `android_frame_timeline_metric` of a timeline's actual slices and processes
+/// ([`crate::model::Timeline::actual`], [`crate::model::Timeline::processes`]): one entry per process with
+/// actual slices (ordered by pid) and the totals.
+pub fn frame_timeline_metric(
+    actual: &[Slice],
+    processes: &BTreeMap<i32, Process>,
+) -> (Vec<ProcessMetrics>, MetricTotals) {
+    let rows = Rows { actual };
     // Grouped by process, then by token (the order of a token's rows does not matter).
     let groups = rows.by_process();
     let processes: Vec<ProcessMetrics> = groups
@@ -303,7 +305,7 @@ pub fn frame_timeline_metric(timeline: &Timeline) -> (Vec<ProcessMetrics>, Metri
                 (durs.iter().map(|d| i128::from(*d)).sum::<i128>() as f64 / durs.len() as f64)
                     as i64
             });
-            let process = timeline.processes.get(&pid);
+            let process = processes.get(&pid);
             ProcessMetrics {
                 pid,
                 name: process.map_or_else(String::new, |p| p.name.clone()),

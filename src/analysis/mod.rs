@@ -15,7 +15,7 @@ pub mod vsync;
 
 use crate::decode::DecodeSummary;
 use crate::input::Compression;
-use crate::model::{Frames, ImportStats, SurfaceFrame, Timeline};
+use crate::model::{ExpectedBounds, Frames, ImportStats, SurfaceFrame, Timeline};
 use crate::LoadedTrace;
 use frames::{DisplayFrameRow, FrameRow};
 use metrics::{LayerSummary, MetricTotals, ProcessMetrics};
@@ -303,56 +303,12 @@ fn analyze_rows(
     each: &mut dyn FnMut(FrameRow),
 ) -> Report {
     let LoadedTrace {
-        timeline,
+        mut timeline,
         decode: d,
         file_bytes,
         compression,
         windows,
     } = trace;
-    // The metric, the app sections' work and Macrobenchmark's numbers on a second core while this thread links
-    // and classifies (what it allocates lives on, in this thread's heap); all before the per-frame rows, so that
-    // their working sets are freed first.
-    let ((metric, work, macrobenchmark), (vsync, linked, classification)) =
-        std::thread::scope(|scope| {
-            let aside = scope.spawn(|| {
-                let metric = metrics::frame_timeline_metric(&timeline);
-                let work = {
-                    use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
-                    let sections = |prefix| frame_sections(&timeline.app, prefix);
-                    app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
-                };
-                let macrobenchmark = config
-                    .macrobenchmark
-                    .as_deref()
-                    .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
-                (metric, work, macrobenchmark)
-            });
-            let here = {
-                let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
-                let rules = config.sf_rules.map_or_else(
-                    || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
-                    |r| (r, "forced".to_string()),
-                );
-                let options = classify::Options {
-                    present_threshold_ns: config.present_threshold_ns,
-                    rules,
-                };
-                let linked = timeline.link();
-                let classification = classify::classify_trace(&timeline, &linked, &vsync, &options);
-                (vsync, linked, classification)
-            };
-            let aside = aside
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (aside, here)
-        });
-    let (mut processes, totals) = metric;
-    let counts = LinkCounts::of(&linked);
-    let classify::Classification {
-        display,
-        surface,
-        agreement,
-    } = classification;
     let first_ts_ns = crate::model::window::origin_ns(&timeline);
     let last_ts_ns = timeline
         .expected
@@ -361,6 +317,59 @@ fn analyze_rows(
         .map(|s| s.end_ns().unwrap_or(s.ts_ns))
         .max()
         .unwrap_or(0);
+    // Perfetto's metric on a second core while this thread takes the app sections' work, Macrobenchmark's
+    // numbers, the vsync model, the links and the labels (what each thread allocates lives on in its own heap);
+    // all before the per-frame rows, so that their working sets are freed first. Once the vsync model and the
+    // links have read the expected slices, their bounds replace them: the labels and the rows are made beside 16
+    // bytes per expected slice, not 56.
+    let ((mut processes, totals), (work, macrobenchmark, vsync, linked, expected, classification)) =
+        std::thread::scope(|scope| {
+            let (actual, processes) = (&timeline.actual, &timeline.processes);
+            let aside = scope.spawn(move || metrics::frame_timeline_metric(actual, processes));
+            let work = {
+                use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+                let sections = |prefix| frame_sections(&timeline.app, prefix);
+                app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
+            };
+            let macrobenchmark = config
+                .macrobenchmark
+                .as_deref()
+                .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
+            let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
+            let rules = config.sf_rules.map_or_else(
+                || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
+                |r| (r, "forced".to_string()),
+            );
+            let options = classify::Options {
+                present_threshold_ns: config.present_threshold_ns,
+                rules,
+            };
+            let linked = timeline.link();
+            let expected = ExpectedBounds::take(&mut timeline.expected);
+            let classification =
+                classify::classify_trace(&timeline, &expected, &linked, &vsync, &options);
+            let metric = aside
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (
+                metric,
+                (
+                    work,
+                    macrobenchmark,
+                    vsync,
+                    linked,
+                    expected,
+                    classification,
+                ),
+            )
+        });
+
+    let counts = LinkCounts::of(&linked);
+    let classify::Classification {
+        display,
+        surface,
+        agreement,
+    } = classification;
     let system_info = timeline.system_info.clone().unwrap_or_default();
     let import = timeline.stats.clone();
     let display = config.display_frame_rows.then_some(display);
@@ -375,6 +384,7 @@ fn analyze_rows(
     let mut without_app_sections = 0;
     let display_frames = frames::frame_rows(
         timeline,
+        expected,
         linked,
         surface,
         display,

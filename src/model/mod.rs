@@ -10,7 +10,8 @@ pub mod window;
 
 pub use build::TimelineBuilder;
 pub use frame::{
-    DisplayFrame, Frames, ImportStats, LayerId, NameSource, Process, Slice, SurfaceFrame, Timeline,
+    DisplayFrame, ExpectedBounds, Frames, ImportStats, LayerId, NameSource, Process, Slice,
+    SurfaceFrame, Timeline,
 };
 pub use jank::JankTag;
 pub use sections::{AppSections, SectionFilter};

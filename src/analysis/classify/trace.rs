@@ -4,7 +4,7 @@
 use super::*;
 use crate::analysis::vsync::VsyncModel;
 use crate::model::jank::PredictionType;
-use crate::model::{Frames, LayerId, Slice, Timeline};
+use crate::model::{ExpectedBounds, Frames, LayerId, Slice, Timeline};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -346,9 +346,11 @@ fn find_reason(input: &Input, p: &Params, ctx: &Context, want: &PerfettoLabels) 
 /// do not update it, A16 `flushPendingPresentFences`); a SurfaceFrame's present is its DisplayFrame's end, its
 /// expected present comes from [`VsyncModel::expected_present_ns`], its previous latch is the start of the
 /// DisplayFrame that took the layer's previous presented frame (0 for the first frame of a layer), its display
-/// jank is the DisplayFrame's traced jank. Periods come from the vsync model at the expected present.
+/// jank is the DisplayFrame's traced jank. Periods come from the vsync model at the expected present. The
+/// expected slices are read from `expected`, [`Timeline::expected`]'s bounds (the slices themselves may be gone).
 pub fn classify_trace(
     timeline: &Timeline,
+    expected: &ExpectedBounds,
     frames: &Frames,
     vsync: &VsyncModel,
     options: &Options,
@@ -366,7 +368,7 @@ pub fn classify_trace(
     };
     let snapped_at = |ts: i64| vsync.window_at(ts).map_or(0, |w| w.period_ns);
     let actual = |i: usize| timeline.actual.get(i);
-    let expected = |i: Option<usize>| i.and_then(|i| timeline.expected.get(i));
+    let expected = |i: Option<usize>| i.and_then(|i| expected.get(i));
 
     // DisplayFrames in flush (token) order, each with the previous present SF had recorded.
     let mut display = vec![Derived::default(); frames.display.len()];
@@ -387,18 +389,16 @@ pub fn classify_trace(
         let present = s.end_ns();
         let invalid_fence = rules.present_valid_needs_start() && invalid_fence_label(s);
         let skipped = s.token == 0 && s.present_type() == PresentType::Dropped;
-        let pred = exp.and_then(|e| {
+        let pred = exp.and_then(|(start, end)| {
             Some(TimelineItem {
-                start_ns: e.ts_ns,
-                end_ns: e.end_ns()?,
-                present_ns: e.end_ns()?,
+                start_ns: start,
+                end_ns: end?,
+                present_ns: end?,
             })
         });
         out.set_expected_present_ns(pred.map(|p| p.present_ns));
-        out.early_durations = exp.is_some_and(|e| {
-            e.end_ns()
-                .is_some_and(|end| vsync.is_early_duration(end, e.dur_ns))
-        });
+        out.early_durations =
+            pred.is_some_and(|p| vsync.is_early_duration(p.end_ns, p.end_ns - p.start_ns));
         let params = params_at(pred.map_or(s.ts_ns, |p| p.present_ns));
         let prev_present = previous.map_or(0, |(p, _)| p);
         // Uncertain for the first DisplayFrame, and after a gap from A14 on, which does not trace
@@ -491,7 +491,7 @@ pub fn classify_trace(
         if let (Some(df), false, true) = (df, dropped, updates_latch) {
             last_latch.insert(key, df.ts_ns);
         }
-        let app_end = exp.and_then(Slice::end_ns);
+        let app_end = exp.and_then(|(_, end)| end);
         let found = app_end.and_then(|end| vsync.expected_present_ns(end));
         let expected_present = found.map(|(p, _)| p);
         out.set_expected_present_ns(expected_present);
@@ -524,8 +524,8 @@ pub fn classify_trace(
         let pred = exp
             .zip(app_end)
             .zip(expected_present)
-            .map(|((e, end_ns), present_ns)| TimelineItem {
-                start_ns: e.ts_ns,
+            .map(|(((start_ns, _), end_ns), present_ns)| TimelineItem {
+                start_ns,
                 end_ns,
                 present_ns,
             })
