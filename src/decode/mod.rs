@@ -108,7 +108,7 @@ const READY_BATCHES: usize = 4;
 /// run on two cores; the FrameTimeline events whose time is known, the few atrace lines triage does not settle and
 /// the process trees are read on the caller's thread, or on the decoding thread when the caller's falls behind
 /// (its batches waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at most
-/// 4,096 events, lines and messages and about 256 KiB of their bytes. Errors: those of [`decode_keeping`]; a panic
+/// 2,048 events, lines and messages and about 128 KiB of their bytes. Errors: those of [`decode_keeping`]; a panic
 /// on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
     reader: R,
