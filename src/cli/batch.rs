@@ -242,7 +242,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
     match args.format {
         BatchFormat::Text => {
             let text = render(&rows, &inputs.skipped, &summary, args);
-            crate::output::write_output(output, |w| w.write_all(text.as_bytes()))?;
+            crate::output::write_output(output, |w| std::io::Write::write_all(w, text.as_bytes()))?;
         }
         BatchFormat::Csv | BatchFormat::Json | BatchFormat::Parquet => {
             let (format, path) = match (args.format, output) {

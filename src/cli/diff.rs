@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::output::chart::diff::{DiffChart, LayerDelta};
 use crate::output::table::{to_dataframe, write_table, TableFormat};
 use clap::{Args, ValueEnum};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

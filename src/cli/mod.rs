@@ -8,6 +8,7 @@ use crate::output::perfetto_tables::PerfettoTable;
 use crate::output::table::{write_rows, write_rows_each, write_table, TableFormat};
 use crate::output::text;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -31,11 +31,12 @@ pub fn open_output(path: Option<&Path>) -> Result<Box<dyn Write + Send>> {
 }
 
 /// Lets `write` fill the output of `path` (stdout when `None`) through a buffer, then flushes it, so that a large
-/// report goes out as it is made. Errors: [`Error::Output`] naming the file (`<stdout>`) and the cause; a closed
-/// pipe is one of them, which the command line treats as success.
+/// report goes out as it is made. The buffer's own type reaches `write`, so that a serialiser's many small writes
+/// are copies into it, not calls through `dyn Write`. Errors: [`Error::Output`] naming the file (`<stdout>`) and
+/// the cause; a closed pipe is one of them, which the command line treats as success.
 pub fn write_output(
     path: Option<&Path>,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut std::io::BufWriter<Box<dyn Write + Send>>) -> std::io::Result<()>,
 ) -> Result<()> {
     let mut out = std::io::BufWriter::new(open_output(path)?);
     write(&mut out)
