@@ -322,7 +322,7 @@ fn analyze_rows(
     // all before the per-frame rows, so that their working sets are freed first. Once the vsync model and the
     // links have read the expected slices, their bounds replace them: the labels and the rows are made beside 16
     // bytes per expected slice, not 56.
-    let ((mut processes, totals), (work, macrobenchmark, vsync, linked, expected, classification)) =
+    let (metric, work, macrobenchmark, vsync, linked, expected, classification) =
         std::thread::scope(|scope| {
             let (actual, processes) = (&timeline.actual, &timeline.processes);
             let aside = scope.spawn(move || metrics::frame_timeline_metric(actual, processes));
@@ -353,17 +353,15 @@ fn analyze_rows(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (
                 metric,
-                (
-                    work,
-                    macrobenchmark,
-                    vsync,
-                    linked,
-                    expected,
-                    classification,
-                ),
+                work,
+                macrobenchmark,
+                vsync,
+                linked,
+                expected,
+                classification,
             )
         });
-
+    let (mut processes, totals) = metric;
     let counts = LinkCounts::of(&linked);
     let classify::Classification {
         display,
