@@ -49,7 +49,7 @@ impl Slice {
     }
     /// End in ns, `None` for a slice that never ended.
     pub fn end_ns(&self) -> Option<i64> {
-        (self.dur_ns >= 0).then_some(self.ts_ns + self.dur_ns)
+        end_ns(self.ts_ns, self.dur_ns)
     }
     /// The `JankType` bitmask (0 when absent, as Perfetto reads it).
     pub fn jank_bits(&self) -> i32 {
@@ -173,10 +173,14 @@ impl ExpectedBounds {
 
     /// Start and end of slice `i` (the end `None` when it never ended), ns; `None` when there is no such slice.
     pub fn get(&self, i: usize) -> Option<(i64, Option<i64>)> {
-        self.0
-            .get(i)
-            .map(|&(ts, dur)| (ts, (dur >= 0).then_some(ts + dur)))
+        self.0.get(i).map(|&(ts, dur)| (ts, end_ns(ts, dur)))
     }
+}
+
+/// The end of a slice starting at `ts_ns` and lasting `dur_ns`; `None` for Perfetto's `dur = -1`, a slice that
+/// never ended.
+fn end_ns(ts_ns: i64, dur_ns: i64) -> Option<i64> {
+    (dur_ns >= 0).then_some(ts_ns + dur_ns)
 }
 
 /// An index into a `Vec` of the model, or [`NO_INDEX`]: four bytes where a `usize` takes eight and an
