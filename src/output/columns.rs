@@ -1,37 +1,186 @@
-//! Serde rows → polars columns, a batch at a time: a `serde::Serializer` that appends each field of a row to
-//! its column as a small cell (no per-row map or per-value allocation), then types each column as
-//! [`super::table::to_dataframe`] documents.
+//! Serde rows → polars columns, a batch at a time: a `serde::Serializer` that appends each field of a row to its
+//! column's polars builder as it comes (no per-row map, no per-value allocation, no second copy of the batch),
+//! each column kept in the type its values have so far, as [`super::table::to_dataframe`] documents.
 
 use super::table::Kind;
 use polars::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
+use std::borrow::Cow;
 
-/// One value of a row, as serde handed it over; strings live in their column's text arena.
-#[derive(Debug, Clone, Copy)]
-enum Cell {
-    Null,
+/// One value of a row, as serde handed it over: `S` is `&str` while it is appended, `String` in a mixed column.
+#[derive(Clone, Copy)]
+enum Scalar<S> {
     Int(i64),
     Float(f64),
     Bool(bool),
-    Str { start: u32, end: u32 },
+    Str(S),
 }
 
-/// The cells of one column in the current batch.
-#[derive(Default)]
-struct ColumnCells {
-    cells: Vec<Cell>,
-    text: String,
+impl<S: AsRef<str>> Scalar<S> {
+    fn kind(&self) -> Kind {
+        match self {
+            Scalar::Int(_) => Kind::Int,
+            Scalar::Float(_) => Kind::Float,
+            Scalar::Bool(_) => Kind::Bool,
+            Scalar::Str(_) => Kind::Str,
+        }
+    }
+
+    /// The value in a float column.
+    fn float(&self) -> Option<f64> {
+        match *self {
+            Scalar::Int(i) => Some(i as f64),
+            Scalar::Float(f) => Some(f),
+            Scalar::Bool(_) | Scalar::Str(_) => None,
+        }
+    }
+
+    /// The value in a text column: numbers and bools as JSON writes them.
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            Scalar::Str(s) => s.as_ref().into(),
+            Scalar::Int(i) => i.to_string().into(),
+            Scalar::Float(f) => Value::from(*f).to_string().into(),
+            Scalar::Bool(b) => b.to_string().into(),
+        }
+    }
+
+    fn to_owned(&self) -> Scalar<String> {
+        match self {
+            Scalar::Int(i) => Scalar::Int(*i),
+            Scalar::Float(f) => Scalar::Float(*f),
+            Scalar::Bool(b) => Scalar::Bool(*b),
+            Scalar::Str(s) => Scalar::Str(s.as_ref().to_owned()),
+        }
+    }
 }
 
-impl ColumnCells {
-    fn push_str(&mut self, s: &str) -> Cell {
-        let start = self.text.len();
-        self.text.push_str(s);
-        Cell::Str {
-            start: start as u32,
-            end: self.text.len() as u32,
+/// The type of a column holding values of both types: integers and floats make floats, any other mix text.
+fn joined(a: Kind, b: Kind) -> Kind {
+    match (a, b) {
+        (Kind::Int, Kind::Int) => Kind::Int,
+        (Kind::Int | Kind::Float, Kind::Int | Kind::Float) => Kind::Float,
+        (Kind::Bool, Kind::Bool) => Kind::Bool,
+        _ => Kind::Str,
+    }
+}
+
+/// The values of one column in the current batch: typed by the first value, or kept as they came once values
+/// of another type joined them (a field that is not of one type, such as a JSON value).
+enum Values {
+    /// Only nulls (as many as the column's length).
+    Nulls,
+    Int(PrimitiveChunkedBuilder<Int64Type>),
+    Float(PrimitiveChunkedBuilder<Float64Type>),
+    Bool(BooleanChunkedBuilder),
+    Str(StringChunkedBuilder),
+    Mixed(Vec<Option<Scalar<String>>>),
+}
+
+/// One column of the current batch.
+struct ColumnValues {
+    name: PlSmallStr,
+    /// Values so far in this batch, nulls included.
+    len: usize,
+    values: Values,
+}
+
+impl ColumnValues {
+    fn new(name: &str) -> Self {
+        ColumnValues {
+            name: name.into(),
+            len: 0,
+            values: Values::Nulls,
+        }
+    }
+
+    fn push_null(&mut self) {
+        match &mut self.values {
+            Values::Nulls => {}
+            Values::Int(b) => b.append_null(),
+            Values::Float(b) => b.append_null(),
+            Values::Bool(b) => b.append_null(),
+            Values::Str(b) => b.append_null(),
+            Values::Mixed(v) => v.push(None),
+        }
+        self.len += 1;
+    }
+
+    /// Appends a value. `capacity`: the rows the batch is expected to hold.
+    fn push(&mut self, v: Scalar<&str>, capacity: usize) {
+        match (&mut self.values, v) {
+            (Values::Int(b), Scalar::Int(i)) => b.append_value(i),
+            (Values::Float(b), Scalar::Float(f)) => b.append_value(f),
+            (Values::Bool(b), Scalar::Bool(x)) => b.append_value(x),
+            // Text takes any value as text, which is what the mix would make of it.
+            (Values::Str(b), v) => b.append_value(v.text()),
+            (Values::Mixed(values), v) => values.push(Some(v.to_owned())),
+            (Values::Nulls, v) => {
+                self.start(v.kind(), capacity.max(self.len + 1));
+                return self.push(v, capacity);
+            }
+            (_, v) => {
+                let mut values = self
+                    .take()
+                    .as_materialized_series()
+                    .iter()
+                    .map(|v| match v {
+                        AnyValue::Int64(i) => Some(Scalar::Int(i)),
+                        AnyValue::Float64(f) => Some(Scalar::Float(f)),
+                        AnyValue::Boolean(b) => Some(Scalar::Bool(b)),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>();
+                self.len = values.len();
+                values.push(Some(v.to_owned()));
+                self.values = Values::Mixed(values);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Turns a column of nulls into a column of `kind`, with room for `capacity` values.
+    fn start(&mut self, kind: Kind, capacity: usize) {
+        let name = self.name.clone();
+        self.values = match kind {
+            Kind::Int => Values::Int(PrimitiveChunkedBuilder::new(name, capacity)),
+            Kind::Float => Values::Float(PrimitiveChunkedBuilder::new(name, capacity)),
+            Kind::Bool => Values::Bool(BooleanChunkedBuilder::new(name, capacity)),
+            Kind::Str => Values::Str(StringChunkedBuilder::new(name, capacity)),
+        };
+        let nulls = std::mem::take(&mut self.len);
+        (0..nulls).for_each(|_| self.push_null());
+    }
+
+    /// The batch's values as a polars column, leaving this column empty; a column without any value takes the
+    /// type its name gives ([`Kind::of_unit`]).
+    fn take(&mut self) -> Column {
+        if let Values::Nulls = self.values {
+            self.start(Kind::of_unit(&self.name), self.len);
+        }
+        let name = self.name.clone();
+        self.len = 0;
+        match std::mem::replace(&mut self.values, Values::Nulls) {
+            Values::Nulls => unreachable!("started above"),
+            Values::Int(b) => b.finish().into_column(),
+            Values::Float(b) => b.finish().into_column(),
+            Values::Bool(b) => b.finish().into_column(),
+            Values::Str(b) => b.finish().into_column(),
+            Values::Mixed(values) => {
+                let kinds = values.iter().flatten().map(Scalar::kind);
+                match kinds.reduce(joined) {
+                    Some(Kind::Float) => {
+                        let floats = values.iter().map(|v| v.as_ref().and_then(Scalar::float));
+                        Float64Chunked::from_iter_options(name, floats).into_column()
+                    }
+                    _ => {
+                        let texts = values.iter().map(|v| v.as_ref().map(Scalar::text));
+                        StringChunked::from_iter_options(name, texts).into_column()
+                    }
+                }
+            }
         }
     }
 }
@@ -39,10 +188,11 @@ impl ColumnCells {
 /// Rows of one type being collected into columns. The columns are the fields of the row type as serialised
 /// (flattened fields included), taken from its `Default` value, so an empty table still has its schema.
 pub struct Columns {
-    names: Vec<String>,
     index: FxHashMap<String, usize>,
-    columns: Vec<ColumnCells>,
+    columns: Vec<ColumnValues>,
     rows: usize,
+    /// The rows the current batch is expected to hold: the room a column is given at its first value.
+    capacity: usize,
 }
 
 impl Columns {
@@ -53,18 +203,16 @@ impl Columns {
             _ => return Err("row type is not a struct".into()),
         };
         Ok(Columns {
-            index: names.iter().cloned().zip(0..).collect(),
-            columns: names.iter().map(|_| ColumnCells::default()).collect(),
-            names,
+            columns: names.iter().map(|n| ColumnValues::new(n)).collect(),
+            index: names.into_iter().zip(0..).collect(),
             rows: 0,
+            capacity: 0,
         })
     }
 
-    /// Makes room for `rows` more rows in every column, so that a batch of known size is not grown by doubling.
+    /// Expects `rows` rows in the current batch, so that its columns are not grown by doubling.
     pub fn reserve(&mut self, rows: usize) {
-        for c in &mut self.columns {
-            c.cells.reserve_exact(rows);
-        }
+        self.capacity = rows;
     }
 
     /// Rows collected since the last [`Columns::take_frame`].
@@ -83,7 +231,9 @@ impl Columns {
         .map_err(|e| e.0)?;
         self.rows += 1;
         for c in &mut self.columns {
-            c.cells.resize(self.rows, Cell::Null);
+            if c.len < self.rows {
+                c.push_null();
+            }
         }
         Ok(())
     }
@@ -92,94 +242,36 @@ impl Columns {
     /// Int64, floats → Float64 (a column holding both → Float64), bools → Boolean, anything else or a mix →
     /// String (numbers and bools as JSON text, nested values as JSON); a column without any value in the batch
     /// takes the type its name gives ([`Kind::of_unit`]).
-    ///
-    /// Each column's cells are freed as soon as its polars column is built, so the batch is not held twice.
     pub fn take_frame(&mut self) -> PolarsResult<DataFrame> {
-        let columns = self
-            .names
-            .iter()
-            .zip(&mut self.columns)
-            .map(|(name, c)| column(name, &std::mem::take(c)))
-            .collect();
+        let columns = self.columns.iter_mut().map(ColumnValues::take).collect();
         let rows = std::mem::take(&mut self.rows);
         DataFrame::new(rows, columns)
     }
 
     fn resolve(&self, key: &str, next: usize) -> Option<usize> {
-        match self.names.get(next) {
-            Some(n) if n == key => Some(next),
+        match self.columns.get(next) {
+            Some(c) if c.name == key => Some(next),
             _ => self.index.get(key).copied(),
         }
     }
 
     fn set<T: Serialize + ?Sized>(&mut self, col: usize, value: &T) -> Result<(), String> {
         let c = &mut self.columns[col];
-        if c.cells.len() > self.rows {
+        if c.len > self.rows {
             return Ok(()); // a repeated key: the first value stands
         }
-        let cell = match value.serialize(CellSerializer { column: c }) {
-            Ok(cell) => cell,
-            Err(_) => {
-                let json = serde_json::to_string(value).map_err(|e| e.to_string())?;
-                c.push_str(&json)
-            }
-        };
-        c.cells.push(cell);
+        let capacity = self.capacity;
+        if value
+            .serialize(CellSerializer {
+                column: &mut *c,
+                capacity,
+            })
+            .is_err()
+        {
+            let json = serde_json::to_string(value).map_err(|e| e.to_string())?;
+            c.push(Scalar::Str(&json), capacity);
+        }
         Ok(())
-    }
-}
-
-fn column(name: &str, c: &ColumnCells) -> Column {
-    let kind = c.cells.iter().fold(None, |kind, cell| match (kind, cell) {
-        (_, Cell::Null) => kind,
-        (None | Some(Kind::Int), Cell::Int(_)) => Some(Kind::Int),
-        (None | Some(Kind::Int) | Some(Kind::Float), Cell::Int(_) | Cell::Float(_)) => {
-            Some(Kind::Float)
-        }
-        (None | Some(Kind::Bool), Cell::Bool(_)) => Some(Kind::Bool),
-        _ => Some(Kind::Str),
-    });
-    let kind = kind.unwrap_or_else(|| Kind::of_unit(name));
-    let name = PlSmallStr::from(name);
-    let cells = c.cells.iter();
-    match kind {
-        Kind::Int => Int64Chunked::from_iter_options(
-            name,
-            cells.map(|v| match v {
-                Cell::Int(i) => Some(*i),
-                _ => None,
-            }),
-        )
-        .into_column(),
-        Kind::Float => Float64Chunked::from_iter_options(
-            name,
-            cells.map(|v| match v {
-                Cell::Int(i) => Some(*i as f64),
-                Cell::Float(f) => Some(*f),
-                _ => None,
-            }),
-        )
-        .into_column(),
-        Kind::Bool => BooleanChunked::from_iter_options(
-            name,
-            cells.map(|v| match v {
-                Cell::Bool(b) => Some(*b),
-                _ => None,
-            }),
-        )
-        .into_column(),
-        Kind::Str => {
-            let text = |v: &Cell| -> Option<std::borrow::Cow<'_, str>> {
-                match *v {
-                    Cell::Null => None,
-                    Cell::Str { start, end } => Some(c.text[start as usize..end as usize].into()),
-                    Cell::Int(i) => Some(i.to_string().into()),
-                    Cell::Float(f) => Some(Value::from(f).to_string().into()),
-                    Cell::Bool(b) => Some(b.to_string().into()),
-                }
-            };
-            StringChunked::from_iter_options(name, cells.map(text)).into_column()
-        }
     }
 }
 
@@ -409,15 +501,28 @@ impl Serializer for KeySerializer<'_> {
     refuse! { compound key_not_a_string }
 }
 
-/// Serialises one field value to a cell; a nested value (sequence, map, struct, enum with data) is an error,
-/// which the caller answers by writing the value as JSON text.
+/// Appends one field value to its column; a nested value (sequence, map, struct, enum with data) is an error
+/// before anything is appended, which the caller answers by writing the value as JSON text.
 struct CellSerializer<'a> {
-    column: &'a mut ColumnCells,
+    column: &'a mut ColumnValues,
+    capacity: usize,
+}
+
+impl CellSerializer<'_> {
+    fn push(self, v: Scalar<&str>) -> Result<(), Error> {
+        self.column.push(v, self.capacity);
+        Ok(())
+    }
+
+    fn null(self) -> Result<(), Error> {
+        self.column.push_null();
+        Ok(())
+    }
 }
 
 macro_rules! int_cells {
     ($($method:ident($t:ty);)*) => {
-        $(fn $method(self, v: $t) -> Result<Cell, Error> { Ok(Cell::Int(v.into())) })*
+        $(fn $method(self, v: $t) -> Result<(), Error> { self.push(Scalar::Int(v.into())) })*
     };
 }
 
@@ -426,69 +531,69 @@ fn nested<T>() -> Result<T, Error> {
 }
 
 impl<'a> Serializer for CellSerializer<'a> {
-    type Ok = Cell;
+    type Ok = ();
     type Error = Error;
-    type SerializeSeq = Impossible<Cell, Error>;
-    type SerializeTuple = Impossible<Cell, Error>;
-    type SerializeTupleStruct = Impossible<Cell, Error>;
-    type SerializeTupleVariant = Impossible<Cell, Error>;
-    type SerializeMap = Impossible<Cell, Error>;
-    type SerializeStruct = Impossible<Cell, Error>;
-    type SerializeStructVariant = Impossible<Cell, Error>;
+    type SerializeSeq = Impossible<(), Error>;
+    type SerializeTuple = Impossible<(), Error>;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Impossible<(), Error>;
+    type SerializeStruct = Impossible<(), Error>;
+    type SerializeStructVariant = Impossible<(), Error>;
 
-    fn serialize_bool(self, v: bool) -> Result<Cell, Error> {
-        Ok(Cell::Bool(v))
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.push(Scalar::Bool(v))
     }
     int_cells! {
         serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
         serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
     }
     /// Above `i64::MAX` a float, as serde_json's numbers have it.
-    fn serialize_u64(self, v: u64) -> Result<Cell, Error> {
-        Ok(i64::try_from(v).map_or(Cell::Float(v as f64), Cell::Int))
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.push(i64::try_from(v).map_or(Scalar::Float(v as f64), Scalar::Int))
     }
-    fn serialize_f32(self, v: f32) -> Result<Cell, Error> {
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
         self.serialize_f64(v.into())
     }
     /// NaN and infinities are null, as in JSON.
-    fn serialize_f64(self, v: f64) -> Result<Cell, Error> {
-        Ok(if v.is_finite() {
-            Cell::Float(v)
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        if v.is_finite() {
+            self.push(Scalar::Float(v))
         } else {
-            Cell::Null
-        })
+            self.null()
+        }
     }
-    fn serialize_char(self, v: char) -> Result<Cell, Error> {
-        Ok(self.column.push_str(v.encode_utf8(&mut [0; 4])))
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.push(Scalar::Str(v.encode_utf8(&mut [0; 4])))
     }
-    fn serialize_str(self, v: &str) -> Result<Cell, Error> {
-        Ok(self.column.push_str(v))
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.push(Scalar::Str(v))
     }
-    fn serialize_none(self) -> Result<Cell, Error> {
-        Ok(Cell::Null)
+    fn serialize_none(self) -> Result<(), Error> {
+        self.null()
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Cell, Error> {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<Cell, Error> {
-        Ok(Cell::Null)
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.null()
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Cell, Error> {
-        Ok(Cell::Null)
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.null()
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<Cell, Error> {
-        Ok(self.column.push_str(variant))
+    ) -> Result<(), Error> {
+        self.push(Scalar::Str(variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<Cell, Error> {
+    ) -> Result<(), Error> {
         value.serialize(self)
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
@@ -625,6 +730,28 @@ mod tests {
         let b = df.column("b").unwrap();
         assert_eq!(b.get(0).unwrap(), AnyValue::String("2"));
         assert_eq!(b.get(1).unwrap(), AnyValue::String("x"));
+    }
+
+    #[test]
+    fn a_column_that_changes_type_keeps_its_earlier_values_and_nulls_in_place() {
+        #[derive(Serialize, Default)]
+        struct Loose {
+            a: serde_json::Value,
+            b: serde_json::Value,
+        }
+        let a: [Value; 5] = [Value::Null, 1.into(), Value::Null, 2.5.into(), Value::Null];
+        let b: [Value; 5] = [Value::Null, 1.into(), 2.5.into(), true.into(), "x".into()];
+        let mut columns = Columns::of::<Loose>().unwrap();
+        for (a, b) in a.into_iter().zip(b) {
+            columns.push(&Loose { a, b }).unwrap();
+        }
+        let df = columns.take_frame().unwrap();
+        let a = df.column("a").unwrap().f64().unwrap();
+        let a: Vec<Option<f64>> = a.iter().collect();
+        assert_eq!(a, [None, Some(1.0), None, Some(2.5), None]);
+        let b = df.column("b").unwrap().str().unwrap();
+        let b: Vec<Option<&str>> = b.iter().collect();
+        assert_eq!(b, [None, Some("1"), Some("2.5"), Some("true"), Some("x")]);
     }
 
     #[test]

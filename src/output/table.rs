@@ -105,9 +105,8 @@ fn is_perfetto_integer(name: &str) -> bool {
 }
 
 /// Rows per batch of [`write_rows`] in Parquet: one row group. Two batches are held at a time (one gathered, one
-/// encoded), and 8,192 rows of `ftl frames` as cells and columns take about 7 MB, so this keeps a
-/// FrameTimeline-dense trace's table within half the analysis' own peak, for a file about 5 % larger than with
-/// twice the rows per group.
+/// encoded), so this keeps a FrameTimeline-dense trace's table within half the analysis' own peak, for a file
+/// about 5 % larger than with twice the rows per group.
 pub const BATCH_ROWS: usize = 8_192;
 
 /// Rows per batch of [`write_rows`] in CSV and JSON, whose bytes do not depend on the batches: half a row group,
@@ -172,9 +171,9 @@ pub fn write_rows_each<T: Serialize + Default, R>(
     })
 }
 
-/// Opens the output and lets `fill` gather rows of `T` into [`Batches`]. Each full batch is typed into a DataFrame
-/// on this thread and handed to a writer thread, which encodes it while `fill` gathers the next: making rows and
-/// encoding them take two cores (typing sits on this side because Parquet's encoding is the longer half). At
+/// Opens the output and lets `fill` gather rows of `T` into [`Batches`], typed columns as they come. Each full
+/// batch is finished into a DataFrame on this thread and handed to a writer thread, which encodes it while `fill`
+/// gathers the next: making rows and encoding them take two cores. At
 /// most two batches are held, the one being encoded and the one being gathered. Errors: the writer's (naming the
 /// output) before `fill`'s.
 fn write_batches<T: Serialize + Default, R>(
