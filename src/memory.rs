@@ -17,7 +17,8 @@ pub(crate) fn release_freed() {
 /// Size of polars' shared zeroes (`GLOBAL_ZERO_SIZE` in polars-buffer 0.55's `buffer.rs`).
 const SHARED_ZEROES: usize = 8 << 20;
 
-/// Makes polars' shared zeroes cost no memory once made; call it before a table is written.
+/// Makes polars' shared zeroes cost no memory once made; call it before anything else when Parquet will be
+/// written, since making them briefly adds 8 MiB to whatever the process holds then.
 ///
 /// polars-buffer 0.55's `Buffer::zeroed` hands out slices of one leaked 8 MiB buffer of zeroes, made on first use
 /// (`GLOBAL_ZEROES` in `buffer.rs`) and written in full: Rust's allocator zeroes a block aligned to a page

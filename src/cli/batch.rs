@@ -93,6 +93,13 @@ pub struct BatchArgs {
     quiet: bool,
 }
 
+impl BatchArgs {
+    /// Whether the run writes Parquet (the triage table and the per-frame partitions).
+    pub(super) fn writes_parquet(&self) -> bool {
+        self.format == BatchFormat::Parquet
+    }
+}
+
 /// Output formats of `ftl batch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BatchFormat {

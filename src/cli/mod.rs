@@ -79,6 +79,20 @@ pub enum Command {
     Table(TableArgs),
 }
 
+impl Command {
+    /// Whether the command writes Parquet, whose writer needs polars' shared zeroes.
+    fn writes_parquet(&self) -> bool {
+        match self {
+            Command::Analyze(a) => a.format == ReportFormat::Parquet,
+            Command::Slices(SlicesArgs { format, .. })
+            | Command::Frames(FramesArgs { format, .. })
+            | Command::Table(TableArgs { format, .. }) => *format == Format::Parquet,
+            Command::Batch(a) => a.writes_parquet(),
+            Command::Explain(_) | Command::Report(_) | Command::Diff(_) => false,
+        }
+    }
+}
+
 /// Options shared by every command that reads one input.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
@@ -368,6 +382,10 @@ impl AnalysisArgs {
 
 /// Runs a parsed command line; the exit code of a success (errors are mapped in [`exit_code`]).
 pub fn run(cli: Cli) -> Result<ExitCode> {
+    if cli.command.writes_parquet() {
+        // Now, while the process is small: making polars' zeroes writes 8 MiB, however briefly.
+        crate::memory::release_shared_zeroes();
+    }
     match cli.command {
         Command::Analyze(a) => {
             // The report needs the rows only for its chart.

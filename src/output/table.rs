@@ -265,10 +265,6 @@ fn with_sink<R>(
     if path.is_none() && format == TableFormat::Parquet {
         return Err(Error::Usage("Parquet output needs -o FILE".into()));
     }
-    if format == TableFormat::Parquet {
-        // Parquet's writer needs polars' zeroes (CSV and JSON do without): made here, they cost no memory.
-        crate::memory::release_shared_zeroes();
-    }
     let out = super::open_output(path)?;
     let err = |cause: String| Error::Output {
         path: path.map_or_else(|| "<stdout>".into(), Path::to_path_buf),
