@@ -4,10 +4,57 @@
 
 use super::table::Kind;
 use polars::prelude::*;
+use polars_arrow::array::{MutableBinaryViewArray, View};
+use polars_buffer::Buffer;
 use rustc_hash::FxHashMap;
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 use std::borrow::Cow;
+
+/// The distinct long values a text column stores once per batch: labels, layer and process names have a few.
+/// A column with more (names, reasons) copies its values from then on, as polars does.
+const INTERNED: usize = 64;
+
+/// A text column's values. A value too long to sit inside its 16-byte view (over 12 bytes) is stored once per
+/// batch and every row holding it points at that copy, while the column has at most [`INTERNED`] of them;
+/// otherwise each value is copied as it comes. Either way the column holds the same strings.
+struct Text {
+    array: MutableBinaryViewArray<str>,
+    /// The long values stored so far, each in a buffer of its own; `None` once there were too many.
+    interned: Option<FxHashMap<Box<str>, Buffer<u8>>>,
+}
+
+impl Text {
+    fn with_capacity(capacity: usize) -> Self {
+        Text {
+            array: MutableBinaryViewArray::with_capacity(capacity),
+            interned: Some(FxHashMap::default()),
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let Some(interned) = self
+            .interned
+            .as_mut()
+            .filter(|_| bytes.len() > View::MAX_INLINE_SIZE as usize)
+        else {
+            return self.array.push_value(s);
+        };
+        if !interned.contains_key(s) {
+            if interned.len() == INTERNED {
+                self.interned = None;
+                return self.array.push_value(s);
+            }
+            interned.insert(s.into(), Buffer::from(bytes.to_vec()));
+        }
+        let buffer = &interned[s];
+        self.array.push_view(
+            View::new_from_bytes(bytes, 0, 0),
+            std::slice::from_ref(buffer),
+        );
+    }
+}
 
 /// One value of a row, as serde handed it over: `S` is `&str` while it is appended, `String` in a mixed column.
 #[derive(Clone, Copy)]
@@ -75,7 +122,7 @@ enum Values {
     Int(PrimitiveChunkedBuilder<Int64Type>),
     Float(PrimitiveChunkedBuilder<Float64Type>),
     Bool(BooleanChunkedBuilder),
-    Str(StringChunkedBuilder),
+    Str(Text),
     Mixed(Vec<Option<Scalar<String>>>),
 }
 
@@ -102,7 +149,7 @@ impl ColumnValues {
             Values::Int(b) => b.append_null(),
             Values::Float(b) => b.append_null(),
             Values::Bool(b) => b.append_null(),
-            Values::Str(b) => b.append_null(),
+            Values::Str(t) => t.array.push_null(),
             Values::Mixed(v) => v.push(None),
         }
         self.len += 1;
@@ -115,7 +162,7 @@ impl ColumnValues {
             (Values::Float(b), Scalar::Float(f)) => b.append_value(f),
             (Values::Bool(b), Scalar::Bool(x)) => b.append_value(x),
             // Text takes any value as text, which is what the mix would make of it.
-            (Values::Str(b), v) => b.append_value(v.text()),
+            (Values::Str(t), v) => t.push(&v.text()),
             (Values::Mixed(values), v) => values.push(Some(v.to_owned())),
             (Values::Nulls, v) => {
                 self.start(v.kind(), capacity.max(self.len + 1));
@@ -148,7 +195,7 @@ impl ColumnValues {
             Kind::Int => Values::Int(PrimitiveChunkedBuilder::new(name, capacity)),
             Kind::Float => Values::Float(PrimitiveChunkedBuilder::new(name, capacity)),
             Kind::Bool => Values::Bool(BooleanChunkedBuilder::new(name, capacity)),
-            Kind::Str => Values::Str(StringChunkedBuilder::new(name, capacity)),
+            Kind::Str => Values::Str(Text::with_capacity(capacity)),
         };
         let nulls = std::mem::take(&mut self.len);
         (0..nulls).for_each(|_| self.push_null());
@@ -167,7 +214,7 @@ impl ColumnValues {
             Values::Int(b) => b.finish().into_column(),
             Values::Float(b) => b.finish().into_column(),
             Values::Bool(b) => b.finish().into_column(),
-            Values::Str(b) => b.finish().into_column(),
+            Values::Str(t) => StringChunked::with_chunk(name, t.array.freeze()).into_column(),
             Values::Mixed(values) => {
                 let kinds = values.iter().flatten().map(Scalar::kind);
                 match kinds.reduce(joined) {
@@ -752,6 +799,35 @@ mod tests {
         let b = df.column("b").unwrap().str().unwrap();
         let b: Vec<Option<&str>> = b.iter().collect();
         assert_eq!(b, [None, Some("1"), Some("2.5"), Some("true"), Some("x")]);
+    }
+
+    #[test]
+    fn text_columns_hold_every_value_whether_stored_once_or_copied() {
+        #[derive(Serialize, Default)]
+        struct Labelled {
+            label: Option<String>,
+        }
+        // Short values, a few long ones repeated, nulls, then more distinct long values than are stored once.
+        let values: Vec<Option<String>> = (0..10 * INTERNED)
+            .map(|i| match i % 5 {
+                0 => None,
+                1 => Some(format!("short {}", i % 3)),
+                2 | 3 => Some(format!("a label long enough to need a buffer {}", i % 4)),
+                _ => Some(format!("a distinct value long enough for a buffer {i}")),
+            })
+            .collect();
+        let mut columns = Columns::of::<Labelled>().unwrap();
+        for label in &values {
+            columns
+                .push(&Labelled {
+                    label: label.clone(),
+                })
+                .unwrap();
+        }
+        let df = columns.take_frame().unwrap();
+        let got: Vec<Option<&str>> = df.column("label").unwrap().str().unwrap().iter().collect();
+        let want: Vec<Option<&str>> = values.iter().map(Option::as_deref).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
