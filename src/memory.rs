@@ -24,11 +24,11 @@ const SHARED_ZEROES: usize = 8 << 20;
 /// (`GLOBAL_ZEROES` in `buffer.rs`) and written in full: Rust's allocator zeroes a block aligned to a page
 /// itself. Parquet's writer asks for it for any column that is null throughout a row group (`to_leaves` in
 /// `polars-parquet`'s `write/pages.rs`), and every ftl table has such columns on some traces. Kept, it was a
-/// third of `ftl frames --format parquet`'s peak on a sparse trace. This makes the buffer (if not made yet) and hands its
-/// whole pages back to the kernel (`MADV_DONTNEED`): private anonymous pages read as zeroes afterwards, from
-/// the kernel's shared zero page, which the process is not charged for. On other systems it only makes the
-/// buffer.
-pub fn release_shared_zeroes() {
+/// third of `ftl frames --format parquet`'s peak on a sparse trace. This makes the buffer (if not made yet) and
+/// hands its whole pages back to the kernel (`MADV_DONTNEED`): private anonymous pages read as zeroes
+/// afterwards, from the kernel's shared zero page, which the process is not charged for. On other systems it
+/// only makes the buffer.
+pub(crate) fn release_shared_zeroes() {
     let zeroes = polars_buffer::Buffer::<u8>::zeroed(SHARED_ZEROES);
     #[cfg(target_os = "linux")]
     {
