@@ -6,7 +6,7 @@ use super::table::Kind;
 use polars::prelude::*;
 use polars_arrow::array::{MutableBinaryViewArray, View};
 use polars_buffer::Buffer;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -21,14 +21,14 @@ const INTERNED: usize = 64;
 struct Text {
     array: MutableBinaryViewArray<str>,
     /// The long values stored so far, each in a buffer of its own; `None` once there were too many.
-    interned: Option<FxHashMap<Box<str>, Buffer<u8>>>,
+    interned: Option<hashbrown::HashMap<Box<str>, Buffer<u8>, FxBuildHasher>>,
 }
 
 impl Text {
     fn with_capacity(capacity: usize) -> Self {
         Text {
             array: MutableBinaryViewArray::with_capacity(capacity),
-            interned: Some(FxHashMap::default()),
+            interned: Some(Default::default()),
         }
     }
 
@@ -41,14 +41,14 @@ impl Text {
         else {
             return self.array.push_value(s);
         };
-        if !interned.contains_key(s) {
-            if interned.len() == INTERNED {
-                self.interned = None;
-                return self.array.push_value(s);
-            }
-            interned.insert(s.into(), Buffer::from(bytes.to_vec()));
+        if interned.len() == INTERNED && !interned.contains_key(s) {
+            self.interned = None;
+            return self.array.push_value(s);
         }
-        let buffer = &interned[s];
+        // One lookup for a value seen before; the key is allocated only for a new one.
+        let buffer = interned
+            .entry_ref(s)
+            .or_insert_with(|| Buffer::from(bytes.to_vec()));
         self.array.push_view(
             View::new_from_bytes(bytes, 0, 0),
             std::slice::from_ref(buffer),
