@@ -151,6 +151,45 @@ pub struct FrameInfoRow {
     pub workload_target: Option<i64>,
 }
 
+impl FrameInfoRow {
+    /// A row from its values looked up by HWUI column name (`FrameInfoNames` in AOSP `FrameInfo.cpp`, as a
+    /// PROFILEDATA header or a `Davey!` line names them): `get(name)` is the value of that column, `None` when
+    /// the release does not print it. The caller has already resolved the Android 12–14
+    /// `FrameInterval`/`FrameStartTime` label swap. The columns every release prints read 0 when missing.
+    pub fn from_columns(line: u64, get: impl Fn(&str) -> Option<i64>) -> FrameInfoRow {
+        let req = |name: &str| get(name).unwrap_or(0);
+        FrameInfoRow {
+            line,
+            flags: req("Flags"),
+            frame_timeline_vsync_id: get("FrameTimelineVsyncId"),
+            intended_vsync_ns: req("IntendedVsync"),
+            vsync_ns: req("Vsync"),
+            input_event_id: get("InputEventId"),
+            oldest_input_event_ns: get("OldestInputEvent"),
+            newest_input_event_ns: get("NewestInputEvent"),
+            handle_input_start_ns: get("HandleInputStart"),
+            animation_start_ns: get("AnimationStart"),
+            perform_traversals_start_ns: get("PerformTraversalsStart"),
+            draw_start_ns: get("DrawStart"),
+            frame_deadline_ns: get("FrameDeadline"),
+            frame_interval_ns: get("FrameInterval"),
+            frame_start_time_ns: get("FrameStartTime"),
+            sync_queued_ns: req("SyncQueued"),
+            sync_start_ns: req("SyncStart"),
+            issue_draw_commands_start_ns: req("IssueDrawCommandsStart"),
+            swap_buffers_ns: get("SwapBuffers"),
+            frame_completed_ns: req("FrameCompleted"),
+            dequeue_buffer_duration_ns: get("DequeueBufferDuration"),
+            queue_buffer_duration_ns: get("QueueBufferDuration"),
+            gpu_completed_ns: get("GpuCompleted"),
+            swap_buffers_completed_ns: get("SwapBuffersCompleted"),
+            display_present_time_ns: get("DisplayPresentTime"),
+            command_submission_completed_ns: get("CommandSubmissionCompleted"),
+            workload_target: get("WorkloadTarget"),
+        }
+    }
+}
+
 /// A summary block exactly as the device printed it (AOSP `ProfileData::dump`); a line absent from the block is
 /// `None` (or empty).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -713,37 +752,9 @@ impl Parser {
         window.columns = cols.clone();
         window.interval_labels_swapped |= swapped;
         for (line, v) in &block.rows {
-            let get = |name: &str| index.get(name).and_then(|&i| v.get(i)).copied();
-            let req = |name: &str| get(name).unwrap_or(0);
-            let row = FrameInfoRow {
-                line: *line,
-                flags: req("Flags"),
-                frame_timeline_vsync_id: get("FrameTimelineVsyncId"),
-                intended_vsync_ns: req("IntendedVsync"),
-                vsync_ns: req("Vsync"),
-                input_event_id: get("InputEventId"),
-                oldest_input_event_ns: get("OldestInputEvent"),
-                newest_input_event_ns: get("NewestInputEvent"),
-                handle_input_start_ns: get("HandleInputStart"),
-                animation_start_ns: get("AnimationStart"),
-                perform_traversals_start_ns: get("PerformTraversalsStart"),
-                draw_start_ns: get("DrawStart"),
-                frame_deadline_ns: get("FrameDeadline"),
-                frame_interval_ns: get("FrameInterval"),
-                frame_start_time_ns: get("FrameStartTime"),
-                sync_queued_ns: req("SyncQueued"),
-                sync_start_ns: req("SyncStart"),
-                issue_draw_commands_start_ns: req("IssueDrawCommandsStart"),
-                swap_buffers_ns: get("SwapBuffers"),
-                frame_completed_ns: req("FrameCompleted"),
-                dequeue_buffer_duration_ns: get("DequeueBufferDuration"),
-                queue_buffer_duration_ns: get("QueueBufferDuration"),
-                gpu_completed_ns: get("GpuCompleted"),
-                swap_buffers_completed_ns: get("SwapBuffersCompleted"),
-                display_present_time_ns: get("DisplayPresentTime"),
-                command_submission_completed_ns: get("CommandSubmissionCompleted"),
-                workload_target: get("WorkloadTarget"),
-            };
+            let row = FrameInfoRow::from_columns(*line, |name| {
+                index.get(name).and_then(|&i| v.get(i)).copied()
+            });
             if drop_flagged && row.flags != 0 {
                 self.diag
                     .note("rows with Flags != 0 dropped (drop_flagged_rows)", *line);
