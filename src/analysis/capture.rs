@@ -63,6 +63,10 @@ pub struct CaptureLayer {
     /// sources.
     #[serde(skip)]
     pub skips: Vec<SkipEvent>,
+    /// Each frame's own duration where the source measures one, as (end, duration) ns (for charts): gfxinfo
+    /// rows JankTracker counts, `IntendedVsync → FrameCompleted` as JankTracker measures it; empty otherwise.
+    #[serde(skip)]
+    pub frame_durations_ns: Vec<(i64, i64)>,
 }
 
 /// A gfxinfo process's own summary, as the device printed it.

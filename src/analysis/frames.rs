@@ -162,11 +162,13 @@ impl FrameRow {
     }
 
     /// The frame as one frame of its layer's [`FrameSeries`](crate::model::FrameSeries), with the times the
-    /// pacing metrics ([`crate::analysis::pacing::pacing`]) read: the reconstructed expected present as desired
-    /// present, the present fence as present (none for a dropped frame). The slice bounds stay in the row: a
-    /// series of a dense trace's layer holds 16 bytes a frame, not 48.
+    /// pacing metrics ([`crate::analysis::pacing::pacing`]) read: the expected start as the time the frame was
+    /// asked for (idle gaps, [`crate::analysis::idle`]), the reconstructed expected present as desired present,
+    /// the present fence as present (none for a dropped frame). The other slice bounds stay in the row: a series
+    /// of a dense trace's layer holds 24 bytes a frame, not 56.
     pub fn series_frame(&self) -> SeriesFrame {
         SeriesFrame {
+            expected_start_ns: self.expected_start_ns,
             desired_present_ns: self.derived.expected_present_ns,
             present_ns: self.present_ns.filter(|_| !self.dropped),
             ..SeriesFrame::default()

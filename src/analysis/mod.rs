@@ -6,6 +6,7 @@ pub mod classify;
 pub mod explain;
 pub mod frames;
 pub mod gt;
+pub mod idle;
 pub mod janktracker;
 pub mod metrics;
 pub mod pacing;

@@ -30,7 +30,7 @@ pub enum Grouping {
 /// the capture's series and the FrameTimeline columns are null. The pacing columns come from every layer's
 /// pacing numbers ([`Pacing`]): counts are summed over the row's layers, `max_frame_delay` and
 /// `perfdog_stutter_pct` are the largest, `sm` and `gt_sm` the lowest (worst), and the FPS columns are those of
-/// the layer with the most presents. Optional fields are null for failed inputs.
+/// the layer with the most presents; the idle-aware columns (`ftl explain idle`) follow the same rules. Optional fields are null for failed inputs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TriageRow {
@@ -86,6 +86,17 @@ pub struct TriageRow {
     pub perfdog_big_jank: Option<u64>,
     /// PerfDog Stutter of the most stuttering layer, %.
     pub perfdog_stutter_pct: Option<f64>,
+    /// Idle gaps between presents, summed over the layers (`ftl explain idle`); null when no layer's source
+    /// records when frames were asked for.
+    pub idle_gaps: Option<u64>,
+    /// Presents per active second (idle gaps left out) of the layer with the most presents.
+    pub active_fps: Option<f64>,
+    /// PerfDog Jank with idle gaps removed, summed over the layers.
+    pub perfdog_jank_active: Option<u64>,
+    /// PerfDog BigJank with idle gaps removed, summed over the layers.
+    pub perfdog_big_jank_active: Option<u64>,
+    /// PerfDog Stutter over the active time of the most stuttering layer, %.
+    pub perfdog_stutter_pct_active: Option<f64>,
     /// Present-based smoothness of the least smooth layer.
     pub sm: Option<f64>,
     /// Tencent GT's SM of the least smooth pid (Choreographer logs).
@@ -130,6 +141,10 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
     row.perfdog_jank = sum(|p| p.perfdog_jank);
     row.perfdog_big_jank = sum(|p| p.perfdog_big_jank);
     row.perfdog_stutter_pct = max(|p| p.perfdog_stutter_pct);
+    row.idle_gaps = sum(|p| p.idle_gaps);
+    row.perfdog_jank_active = sum(|p| p.perfdog_jank_active);
+    row.perfdog_big_jank_active = sum(|p| p.perfdog_big_jank_active);
+    row.perfdog_stutter_pct_active = max(|p| p.perfdog_stutter_pct_active);
     row.sm = min(|p| p.sm);
     row.gt_sm = min(|p| p.gt_sm);
     // The FPS columns (and, without a vsync model, the refresh rate) are those of the main layer: the one with
@@ -142,6 +157,7 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
         row.avg_surface_fps = main.avg_surface_fps;
         row.fps_mean = main.fps_mean;
         row.fps_1pct_low = main.fps_1pct_low;
+        row.active_fps = main.active_fps;
         row.refresh_rate_hz = row
             .refresh_rate_hz
             .or_else(|| main.refresh_period_ms.map(|ms| 1e3 / ms));
@@ -315,6 +331,16 @@ pub enum Column {
     PerfdogBigJank,
     /// `perfdog_stutter_pct`.
     PerfdogStutterPct,
+    /// `idle_gaps`.
+    IdleGaps,
+    /// `active_fps`.
+    ActiveFps,
+    /// `perfdog_jank_active`.
+    PerfdogJankActive,
+    /// `perfdog_big_jank_active`.
+    PerfdogBigJankActive,
+    /// `perfdog_stutter_pct_active`.
+    PerfdogStutterPctActive,
     /// `sm`.
     Sm,
     /// `gt_sm`.
@@ -329,7 +355,7 @@ pub enum Column {
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 23] = [
+    pub const ALL: [Column; 28] = [
         Column::RefreshRateHz,
         Column::SpanMs,
         Column::Frames,
@@ -348,6 +374,11 @@ impl Column {
         Column::PerfdogJank,
         Column::PerfdogBigJank,
         Column::PerfdogStutterPct,
+        Column::IdleGaps,
+        Column::ActiveFps,
+        Column::PerfdogJankActive,
+        Column::PerfdogBigJankActive,
+        Column::PerfdogStutterPctActive,
         Column::Sm,
         Column::GtSm,
         Column::AgreementPct,
@@ -376,6 +407,11 @@ impl Column {
             Column::PerfdogJank => "perfdog_jank",
             Column::PerfdogBigJank => "perfdog_big_jank",
             Column::PerfdogStutterPct => "perfdog_stutter_pct",
+            Column::IdleGaps => "idle_gaps",
+            Column::ActiveFps => "active_fps",
+            Column::PerfdogJankActive => "perfdog_jank_active",
+            Column::PerfdogBigJankActive => "perfdog_big_jank_active",
+            Column::PerfdogStutterPctActive => "perfdog_stutter_pct_active",
             Column::Sm => "sm",
             Column::GtSm => "gt_sm",
             Column::AgreementPct => "agreement_pct",
@@ -406,6 +442,11 @@ impl Column {
             Column::PerfdogJank => count(row.perfdog_jank),
             Column::PerfdogBigJank => count(row.perfdog_big_jank),
             Column::PerfdogStutterPct => row.perfdog_stutter_pct,
+            Column::IdleGaps => count(row.idle_gaps),
+            Column::ActiveFps => row.active_fps,
+            Column::PerfdogJankActive => count(row.perfdog_jank_active),
+            Column::PerfdogBigJankActive => count(row.perfdog_big_jank_active),
+            Column::PerfdogStutterPctActive => row.perfdog_stutter_pct_active,
             Column::Sm => row.sm,
             Column::GtSm => row.gt_sm,
             Column::AgreementPct => row.agreement_pct,

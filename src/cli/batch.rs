@@ -25,17 +25,20 @@ Triage columns (one row per input, or per input × process / layer with --by):
   trace, path, source, device, refresh_rate_hz, span_ms, pid, process_name, layer_name, frames, janky_frames,
   janky_pct, app_janky_frames, sf_janky_frames, dropped_frames, worst_layer, frame_dur_ms_p99,
   overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean, fps_1pct_low, perfdog_jank,
-  perfdog_big_jank, perfdog_stutter_pct, sm, gt_sm, agreement_pct, diagnostics_count, truncated_at_byte,
-  file_bytes, status
+  perfdog_big_jank, perfdog_stutter_pct, idle_gaps, active_fps, perfdog_jank_active, perfdog_big_jank_active,
+  perfdog_stutter_pct_active, sm, gt_sm, agreement_pct, diagnostics_count, truncated_at_byte, file_bytes, status
 FrameTimeline columns (janky_*, dropped_frames, worst_layer, frame_dur_ms_p99, overrun_ms_p99, agreement_pct)
 are null for text captures. Pacing columns: jank_count (Chromium surface_stats_collector), perfdog_jank (every
 interval meeting PerfDog's Jank rule, BigJanks included) and perfdog_big_jank are summed over the row's layers;
 max_frame_delay and perfdog_stutter_pct are the largest, sm and gt_sm the lowest; avg_surface_fps, fps_mean
-and fps_1pct_low are those of the layer with the most presents.
+and fps_1pct_low are those of the layer with the most presents. idle_gaps, active_fps and perfdog_*_active
+leave out idle gaps, where nothing asked to draw (`ftl explain idle`); null where the source does not record
+when frames were asked for (--latency, logcat).
 Numeric columns for --sort and --fail-on:
   refresh_rate_hz, span_ms, frames, janky_frames, janky_pct, app_janky_frames, sf_janky_frames,
   dropped_frames, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean,
-  fps_1pct_low, perfdog_jank, perfdog_big_jank, perfdog_stutter_pct, sm, gt_sm, agreement_pct,
+  fps_1pct_low, perfdog_jank, perfdog_big_jank, perfdog_stutter_pct, idle_gaps, active_fps,
+  perfdog_jank_active, perfdog_big_jank_active, perfdog_stutter_pct_active, sm, gt_sm, agreement_pct,
   diagnostics_count, file_bytes
 Exit codes: 0 all inputs analysed (and no --fail-on condition holds), 1 some inputs failed, the batch was
 interrupted or a --fail-on condition holds, 2 usage or output error.

@@ -321,7 +321,8 @@ Source: Perfetto stdlib android/frames/timeline.sql and per_frame_metrics.sql.";
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// A jank type as Perfetto names it (e.g. 'App Deadline Missed'), `stages` for the late stages of
-    /// `ftl frames`' late_stage column (or one of them, e.g. `ui_thread`); all jank types if omitted.
+    /// `ftl frames`' late_stage column (or one of them, e.g. `ui_thread`), `idle` for the idle-gap rule of the
+    /// pacing numbers (`idle_gaps`, `active_fps`, `perfdog_*_active`); all jank types if omitted.
     jank_type: Option<String>,
 }
 
@@ -465,23 +466,38 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes `ftl explain`'s text to standard output (a reader that stops early, `| head`, is no error).
 fn print_explanations(jank_type: Option<&str>) -> Result<()> {
+    let text = explanations(jank_type)?;
+    crate::output::write_output(None, |w| w.write_all(text.as_bytes()))
+}
+
+/// The text of `ftl explain JANK_TYPE`. Errors: an unknown name.
+fn explanations(jank_type: Option<&str>) -> Result<String> {
     use crate::analysis::app::blame::LateStage;
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let stages = LateStage::ALL
         .iter()
         .filter(|s| jank_type.is_some_and(|n| n == "stages" || n == s.name()));
     let mut any_stage = false;
     for stage in stages {
-        println!("{}\n    {}\n", stage.name(), stage.explanation());
+        let _ = writeln!(out, "{}\n    {}\n", stage.name(), stage.explanation());
         any_stage = true;
     }
     if any_stage {
-        println!("Rule, in order of evidence: stuffing (Buffer Stuffing label) > the app's CPU late (DrawFrame end after the deadline: ui_thread if vsync delay + doFrame >= the RenderThread's part, else render_thread) > gpu (RenderThread in time, buffer ready late) > app (late, no doFrame/DrawFrame) > surfaceflinger (app on time, SurfaceFlinger/display jank types).");
-        return Ok(());
+        let _ = writeln!(out, "Rule, in order of evidence: stuffing (Buffer Stuffing label) > the app's CPU late (DrawFrame end after the deadline: ui_thread if vsync delay + doFrame >= the RenderThread's part, else render_thread) > gpu (RenderThread in time, buffer ready late) > app (late, no doFrame/DrawFrame) > surfaceflinger (app on time, SurfaceFlinger/display jank types).");
+        return Ok(out);
+    }
+    if jank_type == Some("idle") {
+        let _ = writeln!(out, "{}", analysis::idle::EXPLANATION);
+        return Ok(out);
     }
     match jank_type {
         Some(name) => match explain::explain(name) {
-            Some(text) => println!("{name}: {text}"),
+            Some(text) => {
+                let _ = writeln!(out, "{name}: {text}");
+            }
             None => {
                 let known: Vec<&str> = explain::JANK_EXPLANATIONS.iter().map(|(n, _)| *n).collect();
                 return Err(Error::Usage(format!(
@@ -492,11 +508,11 @@ fn print_explanations(jank_type: Option<&str>) -> Result<()> {
         },
         None => {
             for (name, text) in explain::JANK_EXPLANATIONS {
-                println!("{name}\n    {text}\n");
+                let _ = writeln!(out, "{name}\n    {text}\n");
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn write_report(analysis: &Analysis, format: ReportFormat, output: Option<&Path>) -> Result<()> {

@@ -148,12 +148,23 @@ impl SeriesFrames {
 
     /// `(desired_present_ns, present_ns)` of the frames that have both, in order (read from the two columns).
     pub fn desired_and_present(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.with_present(TIMES - 2)
+    }
+
+    /// `(expected_start_ns, present_ns)` of the frames that have both, in order: when each presented frame was
+    /// asked for (FrameTimeline expected start, gfxinfo `IntendedVsync`) and when it was shown.
+    pub fn requested_and_present(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.with_present(0)
+    }
+
+    /// `(time of column i, present_ns)` of the frames that have both, in order.
+    fn with_present(&self, i: usize) -> impl Iterator<Item = (i64, i64)> + '_ {
         let column = |i: usize| self.columns.get(i).map_or(&[][..], Vec::as_slice);
-        column(TIMES - 2)
+        column(i)
             .iter()
             .zip(column(TIMES - 1))
-            .filter(|(d, p)| **d != ABSENT && **p != ABSENT)
-            .map(|(d, p)| (*d, *p))
+            .filter(|(t, p)| **t != ABSENT && **p != ABSENT)
+            .map(|(t, p)| (*t, *p))
     }
 
     /// The frames in order.

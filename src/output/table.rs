@@ -48,9 +48,10 @@ impl Kind {
     /// names, so that a column's type never depends on the input: lists (`*_per_second`, `frame_lengths*`,
     /// `histogram`, `lines`, `*_diagnostics`, `jank_tracker`) → string (JSON text); `_ns`, `_token`, `_bytes`,
     /// `frames`, `_count`, `pid`, `uid`, Perfetto's `frame_dur_*` (ns), the integer pacing metrics
-    /// (`avg_surface_fps*`, `jank_count*`, `max_frame_delay*`, `perfdog_jank`, `perfdog_big_jank`, `*_min` of
-    /// smoothness, `skip_events`, `dumps`, `rows`) → integer; `_ms`, `_pct`, `_hz`, `_rate`, `fps`, `fps_*`,
-    /// `sm`, `gt_sm`, `_value` → float; `is_*`, `agrees` → bool; anything else → string.
+    /// (`avg_surface_fps*`, `jank_count*`, `max_frame_delay*`, `perfdog_jank`, `perfdog_big_jank` and their
+    /// `_active` forms, `idle_gaps`, `*_min` of smoothness, `skip_events`, `dumps`, `rows`) → integer; `_ms`,
+    /// `_pct`, `_pct_*`, `_hz`, `_rate`, `_s`, `_fps`, `fps`, `fps_*`, `sm`, `gt_sm`, `_value` → float; `is_*`,
+    /// `agrees`, `recomputed_equals_printed` → bool; anything else → string.
     pub(super) fn of_unit(name: &str) -> Kind {
         let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s));
         let starts = |prefixes: &[&str]| prefixes.iter().any(|s| name.starts_with(s));
@@ -64,6 +65,9 @@ impl Kind {
                 name,
                 "perfdog_jank"
                     | "perfdog_big_jank"
+                    | "perfdog_jank_active"
+                    | "perfdog_big_jank_active"
+                    | "idle_gaps"
                     | "sm_min"
                     | "gt_sm_min"
                     | "skip_events"
@@ -72,8 +76,9 @@ impl Kind {
             )
         {
             Kind::Int
-        } else if ends(&["_ms", "_pct", "_hz", "_rate", "_value"])
+        } else if ends(&["_ms", "_pct", "_hz", "_rate", "_value", "_s", "_fps"])
             || name.contains("_ms_")
+            || name.contains("_pct_")
             || name == "fps"
             || starts(&["fps_"])
             || matches!(name, "sm" | "gt_sm")
@@ -86,7 +91,8 @@ impl Kind {
             || is_perfetto_integer(name)
         {
             Kind::Int
-        } else if name.starts_with("is_") || name == "agrees" {
+        } else if name.starts_with("is_") || matches!(name, "agrees" | "recomputed_equals_printed")
+        {
             Kind::Bool
         } else {
             Kind::Str

@@ -138,12 +138,33 @@ fn capture_verdict(report: &CaptureReport) -> String {
             (None, None) => "-".into(),
         };
         let mut words = Vec::new();
-        if let (Some(fps), Some(low)) = (p.avg_surface_fps, p.fps_1pct_low) {
-            words.push(format!("{fps} fps (1% low {low:.1})"));
+        // Where the source says when frames were asked for, idle gaps are left out (`ftl explain idle`).
+        let idle = p.idle_gaps.filter(|g| *g > 0).zip(p.active_s);
+        match (idle, p.active_fps) {
+            (Some((gaps, active_s)), Some(fps)) => {
+                let span_s = p
+                    .first_present_ns
+                    .zip(p.last_present_ns)
+                    .map_or(0.0, |(a, b)| (b as f64 - a as f64) / 1e9);
+                words.push(format!(
+                    "{fps:.1} fps while drawing ({active_s:.1} of {span_s:.1} s; {gaps} idle gap(s) left out)"
+                ));
+            }
+            _ => {
+                if let (Some(fps), Some(low)) = (p.avg_surface_fps, p.fps_1pct_low) {
+                    words.push(format!("{fps} fps (1% low {low:.1})"));
+                }
+            }
         }
-        if let (Some(jank), Some(big), Some(stutter)) =
-            (p.perfdog_jank, p.perfdog_big_jank, p.perfdog_stutter_pct)
-        {
+        let perfdog = match idle {
+            Some(_) => (
+                p.perfdog_jank_active,
+                p.perfdog_big_jank_active,
+                p.perfdog_stutter_pct_active,
+            ),
+            None => (p.perfdog_jank, p.perfdog_big_jank, p.perfdog_stutter_pct),
+        };
+        if let (Some(jank), Some(big), Some(stutter)) = perfdog {
             words.push(format!(
                 "PerfDog {jank} jank, {big} big, stutter {stutter:.1} %"
             ));
@@ -541,6 +562,9 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
         "PerfDog jank/big",
         "stutter %",
         "sm mean/min",
+        "idle gaps",
+        "active fps",
+        "PerfDog active",
     ]);
     let mut notes = String::new();
     for (name, p) in layers {
@@ -564,6 +588,16 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
             pair(opt(p.perfdog_jank), opt(p.perfdog_big_jank)),
             ms(p.perfdog_stutter_pct),
             pair(opt1(p.sm), opt(p.sm_min)),
+            opt(p.idle_gaps),
+            opt1(p.active_fps),
+            match (
+                p.perfdog_jank_active,
+                p.perfdog_big_jank_active,
+                p.perfdog_stutter_pct_active,
+            ) {
+                (Some(j), Some(b), Some(s)) => format!("{j} / {b}, {s:.2} %"),
+                _ => opt::<u64>(None),
+            },
         ]);
         for why in &p.pacing_diagnostics {
             let _ = writeln!(
@@ -578,7 +612,8 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
         .map_or(("", ""), |(_, p)| (p.period_from, p.presents_from));
     format!(
         "Frame pacing (from {presents_from}; vsyncs of the period from {period_from}; avg_surface_fps, \
-         jank_count, max_frame_delay: Chromium surface_stats_collector; jank/big/stutter: PerfDog)\n{t}\n{notes}\n"
+         jank_count, max_frame_delay: Chromium surface_stats_collector; jank/big/stutter: PerfDog; idle gaps, active: \
+         `ftl explain idle`)\n{t}\n{notes}\n"
     )
 }
 

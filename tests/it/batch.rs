@@ -361,7 +361,7 @@ fn by_layer_rows_are_the_layer_summaries() {
 }
 
 /// The documented triage schema: column names in order and polars types.
-const TRIAGE_SCHEMA: [(&str, DataType); 33] = [
+const TRIAGE_SCHEMA: [(&str, DataType); 38] = [
     ("trace", DataType::String),
     ("path", DataType::String),
     ("source", DataType::String),
@@ -388,6 +388,11 @@ const TRIAGE_SCHEMA: [(&str, DataType); 33] = [
     ("perfdog_jank", DataType::Int64),
     ("perfdog_big_jank", DataType::Int64),
     ("perfdog_stutter_pct", DataType::Float64),
+    ("idle_gaps", DataType::Int64),
+    ("active_fps", DataType::Float64),
+    ("perfdog_jank_active", DataType::Int64),
+    ("perfdog_big_jank_active", DataType::Int64),
+    ("perfdog_stutter_pct_active", DataType::Float64),
     ("sm", DataType::Float64),
     ("gt_sm", DataType::Float64),
     ("agreement_pct", DataType::Float64),

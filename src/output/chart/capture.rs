@@ -7,6 +7,7 @@ mod tests;
 use super::data::{Window, WindowChoice, WindowSpec, NS_PER_MS, NS_PER_S};
 use super::{ChartOptions, DrawResult, Picture};
 use crate::analysis::capture::{CaptureLayer, CaptureReport};
+use crate::analysis::idle::{active_presents, idle_intervals};
 use crate::analysis::pacing::perfdog_janks;
 use crate::model::Source;
 use crate::output::label::layer_label;
@@ -30,6 +31,8 @@ pub enum Mark {
     Jank,
     /// A BigJank.
     BigJank,
+    /// An idle gap (nothing asked to draw, [`crate::analysis::idle`]): not a frame, the line breaks there.
+    Idle,
 }
 
 /// One present-to-present interval, drawn at its ending present.
@@ -50,6 +53,9 @@ pub struct Row {
     pub label: String,
     /// The frame-time panel's intervals in the window; empty for a logcat pid.
     pub intervals: Vec<Interval>,
+    /// Each frame's own duration where the source measures one (gfxinfo: JankTracker's
+    /// `IntendedVsync → FrameCompleted`), as (s from the origin at the frame's end, ms), in the window.
+    pub durations: Vec<(f64, f64)>,
     /// The vsync guides' period, ms.
     pub period_ms: Option<f64>,
     /// Start of the first per-second value, s from the capture's first present (or log line).
@@ -111,11 +117,24 @@ fn window(spec: WindowSpec, first: i64, last: i64) -> Window {
 }
 
 /// The present-to-present intervals of `presents` (ns, ascending, distinct) ending in `start..=end` (ns), times
-/// from `origin`, marked by PerfDog's rule over all of them.
-pub fn intervals(presents: &[i64], origin: i64, start: i64, end: i64) -> Vec<Interval> {
-    let mut marks = vec![Mark::Normal; presents.len().saturating_sub(1)];
-    for j in perfdog_janks(presents) {
-        if let Some(m) = marks.get_mut(j.index) {
+/// from `origin`: the idle ones (`idle`, one flag per interval, [`idle_intervals`]) marked idle, the others by
+/// PerfDog's rule over the presents with the idle intervals cut out ([`active_presents`]).
+pub fn intervals(
+    presents: &[i64],
+    idle: &[bool],
+    origin: i64,
+    start: i64,
+    end: i64,
+) -> Vec<Interval> {
+    let mut marks: Vec<Mark> = (0..presents.len().saturating_sub(1))
+        .map(|i| match idle.get(i) {
+            Some(true) => Mark::Idle,
+            _ => Mark::Normal,
+        })
+        .collect();
+    let (active, original) = active_presents(presents, idle);
+    for j in perfdog_janks(&active) {
+        if let Some(m) = original.get(j.index).and_then(|&i| marks.get_mut(i)) {
             *m = if j.big { Mark::BigJank } else { Mark::Jank };
         }
     }
@@ -160,6 +179,23 @@ fn layer_numbers(layer: &CaptureLayer) -> Vec<(&'static str, String)> {
             pair(opt(p.sm, f1), opt(p.sm_min, |v| v.to_string())),
         ),
     ];
+    if let Some(gaps) = p.idle_gaps {
+        n.push((
+            "idle gaps",
+            format!(
+                "{gaps} ({} s active)",
+                opt(p.active_s, |v| format!("{v:.2}"))
+            ),
+        ));
+        n.push(("FPS while drawing", opt(p.active_fps, f1)));
+        n.push((
+            "PerfDog active",
+            pair(
+                opt(p.perfdog_jank_active, int),
+                opt(p.perfdog_big_jank_active, int),
+            ) + &opt(p.perfdog_stutter_pct_active, |v| format!(", {v:.2} %")),
+        ));
+    }
     if let Some(j) = layer
         .jank_tracker
         .iter()
@@ -188,9 +224,27 @@ fn series_row(report: &CaptureReport, i: usize, origin: i64, w: &Window) -> Opti
     let pid = s
         .pid
         .map_or_else(String::new, |pid| format!(" (pid {pid})"));
+    let idle = idle_intervals(
+        s.frames.requested_and_present(),
+        &presents,
+        s.period_ns.unwrap_or(0),
+    )
+    .unwrap_or_default();
+    let in_window = |(end, _): &&(i64, i64)| (w.start_ns..=w.end_ns).contains(end);
     Some(Row {
         label: layer_label(&s.layer_name) + &pid,
-        intervals: intervals(&presents, origin, w.start_ns, w.end_ns),
+        intervals: intervals(&presents, &idle, origin, w.start_ns, w.end_ns),
+        durations: layer
+            .frame_durations_ns
+            .iter()
+            .filter(in_window)
+            .map(|(end, dur)| {
+                (
+                    (*end as f64 - origin as f64) / NS_PER_S as f64,
+                    *dur as f64 / NS_PER_MS as f64,
+                )
+            })
+            .collect(),
         period_ms: s.period_ns.map(|n| n as f64 / NS_PER_MS as f64),
         offset_s: (*presents.first()? as f64 - origin as f64) / NS_PER_S as f64,
         per_second: p.fps_per_second.iter().map(|&v| v as f64).collect(),
@@ -353,8 +407,9 @@ impl CaptureChart {
                 ]
             } else {
                 [
-                    "frame time: present-to-present interval",
-                    "red: PerfDog Jank, dark red: BigJank",
+                    "frame time: present-to-present interval (grey bands: idle gaps, left out), purple crosses: \
+                     each frame's own duration where the source has it",
+                    "red: PerfDog Jank, dark red: BigJank (idle gaps removed)",
                     "bars: FPS, green: sm, dashed: mean",
                 ]
             }

@@ -18,6 +18,10 @@ const JANK: RGBColor = RGBColor(0xFF, 0x57, 0x22);
 /// PerfDog BigJank (Material Red 900).
 const BIG_JANK: RGBColor = RGBColor(0xB7, 0x1C, 0x1C);
 /// Smoothness: `sm`, GT SM (Material Green 700).
+/// A frame's own duration (gfxinfo: JankTracker's), beside its present interval.
+const DURATION: RGBColor = RGBColor(0x8E, 0x24, 0xAA);
+/// An idle gap's band.
+const IDLE: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 const SMOOTH: RGBColor = RGBColor(0x38, 0x8E, 0x3C);
 
 /// A text style of `px` in `colour`.
@@ -59,13 +63,17 @@ fn x_labels<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> usize {
     ((area.dim_in_pixel().0 as usize).saturating_sub(120) / 60).clamp(2, 12)
 }
 
-/// The frame-time panel of a layer: intervals on a log axis, vsync guides, PerfDog Jank / BigJank marked.
+/// The frame-time panel of a layer: intervals on a log axis (the line broken at idle gaps, drawn as bands), the
+/// frames' own durations, vsync guides, PerfDog Jank / BigJank marked.
 fn frame_times<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     row: &Row,
     x: (f64, f64),
 ) -> DrawResult {
-    let values = row.intervals.iter().map(|i| i.ms);
+    let frames = row.intervals.iter().filter(|i| i.mark != Mark::Idle);
+    let values = frames
+        .map(|i| i.ms)
+        .chain(row.durations.iter().map(|d| d.1));
     let lo = values
         .clone()
         .chain(row.period_ms)
@@ -127,8 +135,21 @@ fn frame_times<DB: DrawingBackend>(
         chart.draw_series([at]).map_err(cause)?;
     }
     let point = |i: &super::Interval| (i.t_s, i.ms.max(lo));
-    let line = LineSeries::new(row.intervals.iter().map(point), BLUE.mix(0.5));
-    chart.draw_series(line).map_err(cause)?;
+    let idle = row.intervals.iter().filter(|i| i.mark == Mark::Idle);
+    let bands = idle.map(|i| {
+        let from = (i.t_s - i.ms / 1e3).max(x.0);
+        Rectangle::new([(from, lo), (i.t_s, hi)], IDLE.filled())
+    });
+    chart.draw_series(bands).map_err(cause)?;
+    for run in row.intervals.split(|i| i.mark == Mark::Idle) {
+        let line = LineSeries::new(run.iter().map(point), BLUE.mix(0.5));
+        chart.draw_series(line).map_err(cause)?;
+    }
+    let own = row
+        .durations
+        .iter()
+        .map(|(t, ms)| Cross::new((*t, ms.max(lo)), 3, DURATION.stroke_width(1)));
+    chart.draw_series(own).map_err(cause)?;
     let marks = [
         (Mark::Normal, BLUE, 2),
         (Mark::Jank, JANK, 5),

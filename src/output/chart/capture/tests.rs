@@ -83,6 +83,50 @@ fn rows(chart: &CaptureChart) -> &[Row] {
 }
 
 #[test]
+fn idle_gaps_are_marked_idle_and_not_counted_as_jank() {
+    // Two bursts of 16 ms frames (each asked for one vsync before its present) 5 s apart; the first frame of the
+    // second burst is asked for long after the last present: an idle gap, not a 5 s frame.
+    let mut steps = vec![16; 8];
+    steps.push(5_000);
+    steps.extend([16; 8]);
+    let mut s = series("app", &steps);
+    s.source = Source::Gfxinfo;
+    s.frames = s
+        .frames
+        .iter()
+        .map(|f| SeriesFrame {
+            expected_start_ns: f.present_ns.map(|p| p - PERIOD),
+            ..f
+        })
+        .collect();
+    let report = several(vec![s]);
+    let chart = CaptureChart::build(&report, &ChartOptions::default());
+    let row = &rows(&chart)[0];
+    let marks: Vec<Mark> = row.intervals.iter().map(|i| i.mark).collect();
+    let mut want = vec![Mark::Normal; steps.len()];
+    want[8] = Mark::Idle;
+    assert_eq!(marks, want);
+    let p = &report.layers[0].pacing;
+    // The peers' numbers count the gap (PerfDog: one BigJank); the idle-aware ones do not.
+    assert_eq!((p.perfdog_jank, p.perfdog_big_jank), (Some(1), Some(1)));
+    assert_eq!(
+        (
+            p.idle_gaps,
+            p.perfdog_jank_active,
+            p.perfdog_big_jank_active
+        ),
+        (Some(1), Some(0), Some(0))
+    );
+    assert!(p.active_s.is_some_and(|s| (s - 16.0 * 0.016).abs() < 1e-9));
+    assert!(row
+        .numbers
+        .contains(&("idle gaps", "1 (0.26 s active)".into())));
+    // The picture draws without error.
+    register_font().unwrap();
+    assert!(rasterize(&chart).is_ok());
+}
+
+#[test]
 fn the_intervals_perfdog_counts_are_the_ones_marked() {
     // 16 ms frames, then 90 ms (Jank), 130 ms (BigJank), and 80 ms (too short for PerfDog).
     let mut steps = vec![16; 10];
