@@ -1,0 +1,97 @@
+//! Reader of `adb shell dumpsys gfxinfo <package> [framestats]` captures into per-process, per-window summaries and
+//! PROFILEDATA rows (format: `shared/docs/frame-sources.md` §2; AOSP `libs/hwui/JankTracker.cpp`, `ProfileData.cpp`).
+
+mod parser;
+mod row;
+mod series;
+mod summary;
+#[cfg(test)]
+mod tests;
+
+pub use parser::read;
+pub use row::FrameInfoRow;
+pub use series::frame_period;
+pub use summary::GfxSummary;
+
+use crate::model::{CaptureDiagnostics, FrameSeries};
+use serde::Serialize;
+
+/// The line that opens and closes a framestats block (AOSP `JankTracker::dumpFrames`).
+const PROFILEDATA: &str = "---PROFILEDATA---";
+/// Plausible frame intervals, ns: 1 ms (1000 Hz) to 1 s. A CLOCK_MONOTONIC timestamp is far above this.
+const INTERVAL_RANGE_NS: std::ops::RangeInclusive<i64> = 1_000_000..=1_000_000_000;
+/// Reading options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Options {
+    /// Drop rows whose `Flags` is not 0 at read time (the developer.android.com hand-analysis rule; JankTracker
+    /// itself counts them in the total and histogram). Default `false`.
+    pub drop_flagged_rows: bool,
+}
+
+/// A whole gfxinfo capture: its processes (merged across concatenated dumps) and the recoverable oddities seen.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GfxinfoCapture {
+    /// One entry per `** Graphics info for pid N [name] **` block (same pid and name across dumps merged); a dump
+    /// without that line gives one process with `pid`/`process_name` `None`.
+    pub processes: Vec<GfxProcess>,
+    /// Skipped rows, duplicates, swapped header labels..., with line numbers.
+    pub diagnostics: CaptureDiagnostics,
+}
+
+impl GfxinfoCapture {
+    /// One [`FrameSeries`] per window that has PROFILEDATA rows, in capture order.
+    pub fn series(&self) -> Vec<FrameSeries> {
+        let mut out = Vec::new();
+        for p in &self.processes {
+            for w in p.windows.iter().filter(|w| !w.rows.is_empty()) {
+                out.push(w.series(p.pid, p.process_name.as_deref()));
+            }
+        }
+        out
+    }
+}
+
+/// One process of the dump (AOSP `RenderThread`'s global `ProfileData` plus its windows' `JankTracker`s).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GfxProcess {
+    /// Process id from the `** Graphics info for pid N [name] **` line.
+    pub pid: Option<i32>,
+    /// Process name from the same line.
+    pub process_name: Option<String>,
+    /// The process-wide summary as printed (the last dump's, when dumps are concatenated).
+    pub summary: Option<GfxSummary>,
+    /// The windows (ViewRootImpls), in order of first appearance.
+    pub windows: Vec<GfxWindow>,
+}
+
+/// One window (ViewRootImpl) of a process.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GfxWindow {
+    /// The window name: the `Window:` line, or the ViewRootImpl line without `/android.view.ViewRootImpl@…`.
+    pub name: String,
+    /// The window's own summary as printed (Android 12+ `Window:` block; the last dump's when concatenated).
+    pub summary: Option<GfxSummary>,
+    /// The PROFILEDATA header's column names, as printed (the last block's).
+    pub columns: Vec<String>,
+    /// True when the `FrameInterval`/`FrameStartTime` labels were found swapped relative to the values (Android
+    /// 12–14, AOSP `FrameInfo.cpp` `FrameInfoNames`) and the columns were taken by value.
+    pub interval_labels_swapped: bool,
+    /// Frames, each once (de-duplicated by `IntendedVsync` across dumps), in `IntendedVsync` order.
+    pub rows: Vec<FrameInfoRow>,
+}
+
+/// True if the decoded text head (first ≤ 64 KiB) looks like `dumpsys gfxinfo` output: a line starting with one
+/// of its markers (`** Graphics info for pid`, `---PROFILEDATA---`, the dump's title, or the summary lines).
+pub fn looks_like(head: &str) -> bool {
+    let starts = |marker: &str| {
+        head.lines().any(|l| {
+            l.trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with(marker)
+        })
+    };
+    starts("** Graphics info for pid ")
+        || starts(PROFILEDATA)
+        || starts("Applications Graphics Acceleration Info")
+        || (starts("Total frames rendered:") && starts("Janky frames:"))
+}

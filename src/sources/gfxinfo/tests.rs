@@ -1,0 +1,358 @@
+//! Unit tests of the gfxinfo reader on hand-made dumps and the real LinkADB capture.
+
+#![allow(clippy::unwrap_used)]
+
+use super::parser::BACKWARDS;
+use super::*;
+use crate::error::{Error, Result};
+use crate::model::Source;
+use std::path::Path;
+use crate::analysis::janktracker::{recompute, JankTrackerNumbers};
+
+const HEADER12: &str = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,\
+    AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,FrameStartTime,SyncQueued,\
+    SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,\
+    GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,";
+
+/// A 12+ row (labels swapped as on 12–14: the `FrameInterval` column holds the start time), times in ms.
+fn row12(flags: i64, iv: i64, deadline: i64, fc: i64, present: i64) -> String {
+    let t = |ms: i64| 1_000_000_000_000 + ms * 1_000_000;
+    format!(
+        "{flags},1,{},{},0,{},{},{},{},{},{},16000000,{},{},{},{},{},100,100,{},{},{},{},",
+        t(iv),
+        t(iv),
+        t(iv),
+        t(iv),
+        t(iv),
+        t(iv),
+        t(deadline),
+        t(iv),
+        t(iv + 1),
+        t(iv + 1),
+        t(iv + 2),
+        t(fc - 1),
+        t(fc),
+        t(fc),
+        t(fc),
+        present,
+        t(fc)
+    )
+}
+
+fn dump(rows: &[String]) -> String {
+    format!(
+        "Applications Graphics Acceleration Info:\r\n** Graphics info for pid 42 [com.example] **\r\n\r\n\
+         Stats since: 5ns\r\nTotal frames rendered: 3\r\nJanky frames: 1 (33.33%)\r\n50th percentile: 9ms\r\n\
+         Profile data in ms:\r\n\r\n\tcom.example/com.example.Main/android.view.ViewRootImpl@1 (visibility=0)\r\n\
+         Window: com.example/com.example.Main\r\nStats since: 6ns\r\nTotal frames rendered: 3\r\n\r\n\
+         ---PROFILEDATA---\r\n{HEADER12}\r\n{}\r\n---PROFILEDATA---\r\n\r\n\
+         \tToast/android.view.ViewRootImpl@2 (visibility=8)\r\nWindow: Toast\r\nStats since: 7ns\r\n\
+         Total frames rendered: 0\r\n50th percentile: 4950ms\r\n---PROFILEDATA---\r\n{HEADER12}\r\n\
+         ---PROFILEDATA---\r\n\r\nView hierarchy:\r\n\r\n  com.example/com.example.Main/android.view.ViewRootImpl@1\r\n",
+        rows.join("\r\n")
+    )
+}
+
+fn parse(text: &str, options: &Options) -> Result<GfxinfoCapture> {
+    read(text.as_bytes(), Path::new("t.txt"), options)
+}
+
+fn three_rows() -> Vec<String> {
+    let present = |ms: i64| 1_000_000_000_000 + ms * 1_000_000;
+    vec![
+        row12(0, 0, 16, 10, present(20)),
+        row12(0, 16, 32, 40, present(50)),
+        row12(4, 32, 48, 70, 0),
+    ]
+}
+
+#[test]
+fn hand_made_dump_reads_windows_summaries_and_rows() {
+    let text = format!("\u{feff}{}", dump(&three_rows()));
+    assert!(looks_like(&text));
+    let cap = parse(&text, &Options::default()).unwrap();
+    assert_eq!(cap.processes.len(), 1);
+    let p = &cap.processes[0];
+    assert_eq!(
+        (p.pid, p.process_name.as_deref()),
+        (Some(42), Some("com.example"))
+    );
+    assert_eq!(p.summary.as_ref().unwrap().janky_pct, Some(33.33));
+    assert_eq!(p.windows.len(), 2);
+    let w = &p.windows[0];
+    assert_eq!(w.name, "com.example/com.example.Main");
+    assert_eq!(w.summary.as_ref().unwrap().stats_since_ns, Some(6));
+    assert_eq!(w.rows.len(), 3);
+    assert!(w.interval_labels_swapped);
+    assert_eq!(w.rows[0].frame_interval_ns, Some(16_000_000));
+    assert_eq!(w.rows[0].frame_start_time_ns, Some(1_000_000_000_000));
+    assert_eq!((w.rows[2].flags, w.rows[2].line), (4, 19));
+    let toast = &p.windows[1];
+    assert_eq!(toast.name, "Toast");
+    assert_eq!(
+        toast.summary.as_ref().unwrap().total_frames_rendered,
+        Some(0)
+    );
+    assert_eq!(toast.summary.as_ref().unwrap().percentile_50_ms, Some(4950));
+    assert!(toast.rows.is_empty() && !toast.columns.is_empty());
+    // GPU done at FrameCompleted: row 2 (40 >= 32) is janky, row 3 is SurfaceCanvas.
+    let n = recompute(&w.rows, None);
+    assert_eq!((n.total_frames, n.janky_frames), (3, 1));
+    let s = w.series(p.pid, p.process_name.as_deref());
+    assert_eq!(
+        (s.source, s.layer_name.as_str()),
+        (Source::Gfxinfo, "com.example/com.example.Main")
+    );
+    assert_eq!(
+        (s.period_ns, s.period_from),
+        (Some(16_000_000), "FrameInterval")
+    );
+    assert_eq!(s.presents_from, "DisplayPresentTime");
+    assert_eq!(s.frames.get(2).unwrap().present_ns, None);
+    assert_eq!(
+        s.frames.get(1).unwrap().expected_end_ns,
+        Some(1_000_000_000_000 + 32_000_000)
+    );
+    assert_eq!(cap.series().len(), 1);
+}
+
+#[test]
+fn flagged_rows_dropped_only_on_request() {
+    let cap = parse(
+        &dump(&three_rows()),
+        &Options {
+            drop_flagged_rows: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(cap.processes[0].windows[0].rows.len(), 2);
+    assert_eq!(
+        cap.diagnostics
+            .count("rows with Flags != 0 dropped (drop_flagged_rows)"),
+        1
+    );
+}
+
+#[test]
+fn concatenated_dumps_are_deduplicated_by_intended_vsync() {
+    let rows = three_rows();
+    let first = dump(&rows[..2]);
+    let second = dump(&rows[1..]);
+    let cap = parse(&format!("{first}{second}"), &Options::default()).unwrap();
+    assert_eq!(cap.processes.len(), 1);
+    let w = &cap.processes[0].windows[0];
+    let ivs: Vec<i64> = w.rows.iter().map(|r| r.intended_vsync_ns).collect();
+    assert_eq!(
+        ivs,
+        vec![1_000_000_000_000, 1_000_016_000_000, 1_000_032_000_000]
+    );
+    assert_eq!(
+        cap.diagnostics
+            .count("duplicate frames (same IntendedVsync as an earlier row) dropped"),
+        1
+    );
+}
+
+#[test]
+fn header_without_intended_vsync_is_an_error_with_its_line() {
+    let text = "---PROFILEDATA---\nFlags,Vsync,SyncQueued,SyncStart,IssueDrawCommandsStart,FrameCompleted,\n";
+    let err = parse(text, &Options::default()).unwrap_err();
+    match err {
+        Error::Capture { line, cause, .. } => {
+            assert_eq!(line, 2);
+            assert!(cause.contains("IntendedVsync"), "{cause}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn short_and_non_numeric_rows_are_counted() {
+    let mut rows = three_rows();
+    rows.insert(1, "0,1,2,3,".to_string());
+    rows.insert(2, rows[0].replace(",100,100,", ",x,100,"));
+    let cap = parse(&dump(&rows), &Options::default()).unwrap();
+    assert_eq!(cap.processes[0].windows[0].rows.len(), 3);
+    let d = &cap.diagnostics;
+    assert_eq!(
+        d.counts["PROFILEDATA rows with fewer fields than the header skipped"].lines,
+        vec![18]
+    );
+    assert_eq!(
+        d.counts["PROFILEDATA rows with a non-numeric field skipped"].lines,
+        vec![19]
+    );
+}
+
+#[test]
+fn pre12_block_without_deadline_or_presents() {
+    let header = "Flags,IntendedVsync,Vsync,OldestInputEvent,NewestInputEvent,HandleInputStart,AnimationStart,\
+                  PerformTraversalsStart,DrawStart,SyncQueued,SyncStart,IssueDrawCommandsStart,SwapBuffers,\
+                  FrameCompleted,";
+    let row = |iv: i64| {
+        let v: Vec<String> = (0..13).map(|k| (iv + k * 1_000_000).to_string()).collect();
+        format!("0,{},", v.join(","))
+    };
+    let text = format!(
+        "\tapp/Main/android.view.ViewRootImpl@3 (visibility=0)\n---PROFILEDATA---\n{header}\n{}\n{}\n{}\n\
+         ---PROFILEDATA---\n",
+        row(100_000_000_000),
+        row(100_016_600_000),
+        row(100_050_000_000)
+    );
+    let cap = parse(&text, &Options::default()).unwrap();
+    let p = &cap.processes[0];
+    assert_eq!((p.pid, p.windows[0].name.as_str()), (None, "app/Main"));
+    let s = p.windows[0].series(None, None);
+    assert_eq!(
+        (s.period_ns, s.period_from),
+        (Some(16_600_000), "smallest IntendedVsync delta")
+    );
+    assert_eq!(
+        s.presents_from,
+        "FrameCompleted (no present times in this capture)"
+    );
+    assert_eq!(s.frames.get(0).unwrap().present_ns, Some(100_012_000_000));
+    assert_eq!(s.frames.get(0).unwrap().expected_end_ns, None);
+}
+
+#[test]
+fn nothing_recognisable_is_an_error_for_the_whole_file() {
+    let err = parse("hello\nworld\n", &Options::default()).unwrap_err();
+    assert!(matches!(err, Error::Capture { line: 0, .. }), "{err}");
+    assert!(!looks_like("hello"));
+}
+
+#[test]
+fn garbage_never_panics() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let pieces = [
+        "---PROFILEDATA---\n",
+        HEADER12,
+        "\n",
+        "** Graphics info for pid 1 [a] **\n",
+        "Window: w\n",
+        "HISTOGRAM: 5ms=1 x=y 6ms=\n",
+        "Janky frames: (%)\n",
+        "Number : \n",
+        "\tw/android.view.ViewRootImpl@1 (visibility=0)\n",
+        "1,2,3,-9223372036854775808,9223372036854775807,",
+        ",,,,\n",
+        "Stats since: nsns\n",
+    ];
+    for _ in 0..300 {
+        let mut bytes = Vec::new();
+        for _ in 0..(next() % 40) {
+            if next() % 3 == 0 {
+                bytes.extend((0..next() % 20).map(|_| next() as u8));
+            } else {
+                bytes.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize].as_bytes());
+            }
+        }
+        if let Ok(cap) = read(&bytes[..], Path::new("g"), &Options::default()) {
+            for p in &cap.processes {
+                for w in &p.windows {
+                    let _ = recompute(&w.rows, None);
+                    let _ = w.series(p.pid, None);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn real_capture_linkadb_qq() {
+    let bytes =
+        std::fs::read("../shared/text/linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt").unwrap();
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    let text = String::from_utf16(&units).unwrap();
+    assert!(looks_like(&text[..text.len().min(65536)]));
+    let cap = parse(&text, &Options::default()).unwrap();
+    assert_eq!(cap.processes.len(), 1);
+    let p = &cap.processes[0];
+    assert_eq!(
+        (p.pid, p.process_name.as_deref()),
+        (Some(13893), Some("com.tencent.mobileqq"))
+    );
+    let s = p.summary.as_ref().unwrap();
+    assert_eq!(
+        (s.total_frames_rendered, s.janky_frames, s.janky_pct),
+        (Some(188), Some(25), Some(13.30))
+    );
+    assert_eq!(
+        (s.janky_frames_legacy, s.janky_legacy_pct),
+        (Some(35), Some(18.62))
+    );
+    let pct = (
+        s.percentile_50_ms,
+        s.percentile_90_ms,
+        s.percentile_95_ms,
+        s.percentile_99_ms,
+    );
+    assert_eq!(pct, (Some(8), Some(42), Some(73), Some(550)));
+    assert_eq!(s.histogram.len(), 154);
+    assert_eq!(s.histogram.iter().map(|e| e.1).sum::<u64>(), 188);
+    assert_eq!(s.gpu_histogram.len(), 26);
+    let dumped = JankTrackerNumbers::from(s);
+    assert_eq!(
+        (
+            dumped.missed_deadline_count,
+            dumped.high_input_latency_count
+        ),
+        (25, Some(265))
+    );
+    assert_eq!(p.windows.len(), 2);
+    let w = &p.windows[0];
+    assert_eq!(
+        w.name,
+        "com.tencent.mobileqq/com.tencent.mobileqq.activity.Alias5SplashActivity"
+    );
+    assert_eq!(w.summary.as_ref().unwrap().total_frames_rendered, Some(188));
+    assert_eq!(w.rows.len(), 120);
+    assert!(w.interval_labels_swapped);
+    assert!(w.rows.iter().all(|r| r
+        .frame_interval_ns
+        .is_some_and(|v| INTERVAL_RANGE_NS.contains(&v))));
+    assert!(w
+        .rows
+        .iter()
+        .all(|r| r.frame_start_time_ns.is_some_and(|v| v > 1_000_000_000_000)));
+    let toast = &p.windows[1];
+    assert_eq!(toast.name, "Toast");
+    let ts = toast.summary.as_ref().unwrap();
+    assert_eq!(
+        (ts.total_frames_rendered, ts.percentile_99_ms),
+        (Some(0), Some(4950))
+    );
+    assert!(toast.rows.is_empty());
+    let series = w.series(p.pid, p.process_name.as_deref());
+    assert_eq!(series.presents_from, "DisplayPresentTime");
+    assert_eq!(series.period_from, "FrameInterval");
+    assert!(series
+        .period_ns
+        .is_some_and(|v| (16_000_000..17_000_000).contains(&v)));
+    let n = recompute(&w.rows, None);
+    eprintln!(
+        "recomputed: {n:?}\ndiagnostics: {:?}\nperiod: {:?}",
+        cap.diagnostics, series.period_ns
+    );
+    // Line 172's FrameCompleted (and GpuCompleted) is 4 s before its IntendedVsync: duration <= 0, and
+    // JankTracker does not count such a frame.
+    assert_eq!(n.total_frames, 119);
+    assert_eq!(cap.diagnostics.counts[BACKWARDS].lines, vec![172]);
+    assert!(n.janky_frames <= 25 && n.missed_deadline_count == n.janky_frames);
+    assert!(
+        (5..=12).contains(&n.frame_time_ms_p50),
+        "{}",
+        n.frame_time_ms_p50
+    );
+}
