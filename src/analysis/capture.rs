@@ -3,7 +3,7 @@
 //! GT's SM), with the capture's diagnostics; and its frames as rows.
 
 use super::gt::gt_sm;
-use super::janktracker::{recompute, JankTrackerNumbers};
+use super::janktracker::{equals_printed, recompute, JankTrackerNumbers};
 use super::pacing::{pacing, Pacing};
 use super::Config;
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
@@ -63,6 +63,10 @@ pub struct CaptureLayer {
     /// sources.
     #[serde(skip)]
     pub skips: Vec<SkipEvent>,
+    /// gfxinfo windows: whether JankTracker recomputed from the rows equals the window's printed summary over
+    /// the numbers the rows determine ([`super::janktracker::equals_printed`]); `None` when the window printed
+    /// more frames than its finished rows hold, printed no summary, or for other sources.
+    pub recomputed_equals_printed: Option<bool>,
 }
 
 /// A gfxinfo process's own summary, as the device printed it.
@@ -203,14 +207,15 @@ pub fn gfxinfo(
             kept_any = true;
             rows += w.rows.len() as u64;
             let mut layer = layer_of(&s);
+            let printed = w.summary.as_ref().map(JankTrackerNumbers::from);
             if !w.rows.is_empty() {
-                layer
-                    .jank_tracker
-                    .push(recompute(&w.rows, config.vsync_period_ns));
+                let recomputed = recompute(&w.rows, config.vsync_period_ns);
+                layer.recomputed_equals_printed = printed
+                    .as_ref()
+                    .and_then(|p| equals_printed(&recomputed, p, w.rows.len()));
+                layer.jank_tracker.push(recomputed);
             }
-            layer
-                .jank_tracker
-                .extend(w.summary.as_ref().map(JankTrackerNumbers::from));
+            layer.jank_tracker.extend(printed);
             layers.push(layer);
             series.push(s);
         }

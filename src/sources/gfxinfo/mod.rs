@@ -9,7 +9,7 @@ mod summary;
 mod tests;
 
 pub use parser::read;
-pub use row::FrameInfoRow;
+pub use row::{FrameInfoRow, Unfinished, IMPLAUSIBLE_FROM_NS, KNOWN_COLUMNS};
 pub use series::frame_period;
 pub use summary::GfxSummary;
 
@@ -76,8 +76,16 @@ pub struct GfxWindow {
     /// True when the `FrameInterval`/`FrameStartTime` labels were found swapped relative to the values (Android
     /// 12–14, AOSP `FrameInfo.cpp` `FrameInfoNames`) and the columns were taken by value.
     pub interval_labels_swapped: bool,
-    /// Frames, each once (de-duplicated by `IntendedVsync` across dumps), in `IntendedVsync` order.
+    /// Finished frames, each once across concatenated dumps ([`FrameInfoRow::identity`]), in (`IntendedVsync`,
+    /// `SyncStart`) order.
     pub rows: Vec<FrameInfoRow>,
+    /// Rows left out because HWUI had not finished their frame when dumping, or a measured time is implausible
+    /// ([`FrameInfoRow::unfinished`]); their lines are in the diagnostics.
+    pub unfinished_rows: u64,
+    /// Header columns not in [`KNOWN_COLUMNS`] (a newer release's), by name, in header order; not read.
+    pub unknown_columns: Vec<String>,
+    /// PROFILEDATA blocks without rows: nothing was drawn in the window since its stats were last reset.
+    pub empty_blocks: u64,
 }
 
 /// True if the decoded text head (first ≤ 64 KiB) looks like `dumpsys gfxinfo` output: a line starting with one

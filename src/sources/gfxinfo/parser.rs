@@ -1,5 +1,6 @@
 //! The line-by-line reader behind [`super::read`]: dump structure, summary lines and PROFILEDATA blocks.
 
+use super::row::KNOWN_COLUMNS;
 use super::{
     FrameInfoRow, GfxProcess, GfxSummary, GfxWindow, GfxinfoCapture, Options, INTERVAL_RANGE_NS,
     PROFILEDATA,
@@ -7,7 +8,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::CaptureDiagnostics;
 use crate::sources::for_each_line;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -22,15 +23,25 @@ const REQUIRED_COLUMNS: [&str; 7] = [
     "IssueDrawCommandsStart",
     "FrameCompleted",
 ];
-/// Diagnostic for rows kept although their frame ends before it starts (seen on real devices).
-pub(super) const BACKWARDS: &str =
-    "rows with FrameCompleted before IntendedVsync kept (JankTracker does not count them)";
+/// Diagnostic for a row of a frame already read from an earlier dump (the less complete of the two is the line).
+pub(super) const MERGED: &str =
+    "frames dumped again in a later dump merged (the more complete row kept; the line is the other one)";
+/// Diagnostic for a PROFILEDATA block without rows.
+pub(super) const EMPTY_BLOCK: &str =
+    "PROFILEDATA blocks with no rows: nothing was drawn in that window since its \
+     stats were last reset (`framestats reset`, a new window) — not an error";
+/// Diagnostic for header columns this reader does not know (kept by name on the window).
+pub(super) const UNKNOWN_COLUMN: &str =
+    "PROFILEDATA header columns not known to this reader (kept by name in the window's unknown_columns, not read)";
 /// Name given to a PROFILEDATA block that no window line precedes.
 const UNNAMED_WINDOW: &str = "(unnamed window)";
 
 /// Reads a whole capture (already decoded to UTF-8), line by line ([`for_each_line`]).
-/// Several dumps back to back are merged: processes by pid and name, windows by name, rows de-duplicated by
-/// `IntendedVsync`; summaries are the last dump's.
+/// Several dumps back to back are merged: processes by pid and name, windows by name, and a frame read in two
+/// dumps is one frame, keeping its more complete row (identified by [`FrameInfoRow::identity`], never by
+/// `IntendedVsync` alone); summaries are the last dump's. Rows that are not finished frames
+/// ([`FrameInfoRow::unfinished`]) are left out of the windows' rows and counted in the diagnostics with their
+/// lines; rows are in (`IntendedVsync`, `SyncStart`) order.
 ///
 /// Errors ([`Error::Capture`]): a PROFILEDATA header without a needed column (naming the line and the column); a
 /// file with no gfxinfo content at all (line 0). Bad rows are skipped and counted in the diagnostics.
@@ -66,7 +77,16 @@ pub fn read<R: BufRead>(reader: R, path: &Path, options: &Options) -> Result<Gfx
     }
     for proc in &mut p.processes {
         for w in &mut proc.windows {
-            w.rows.sort_by_key(|r| r.intended_vsync_ns);
+            w.rows.retain(|r| match r.unfinished() {
+                Some(why) => {
+                    p.diag.note(why.diagnostic(), r.line);
+                    w.unfinished_rows += 1;
+                    false
+                }
+                None => true,
+            });
+            w.rows
+                .sort_by_key(|r| (r.intended_vsync_ns, r.sync_start_ns, r.line));
         }
     }
     Ok(GfxinfoCapture {
@@ -97,8 +117,8 @@ struct Parser {
     options: Options,
     diag: CaptureDiagnostics,
     processes: Vec<GfxProcess>,
-    /// IntendedVsync values already kept, per (process, window).
-    seen: HashMap<(usize, usize), HashSet<i64>>,
+    /// Frames already kept, per (process, window): [`FrameInfoRow::identity`] → index in the window's rows.
+    seen: HashMap<(usize, usize), HashMap<[i64; 12], usize>>,
     cur_proc: Option<usize>,
     cur_win: Option<usize>,
     target: Target,
@@ -375,7 +395,8 @@ impl Parser {
     }
 
     /// Closes the open PROFILEDATA block: maps columns (by value for the interval column), drops flagged rows
-    /// when asked, and adds the rows not seen before to the current window.
+    /// when asked, and adds each row to the current window: a frame already read (same identity) keeps the more
+    /// complete of its two rows.
     fn finish_block(&mut self) {
         self.fresh_window = false;
         let Some(block) = self.block.take() else {
@@ -431,6 +452,16 @@ impl Parser {
         };
         window.columns = cols.clone();
         window.interval_labels_swapped |= swapped;
+        for c in cols.iter().filter(|c| !KNOWN_COLUMNS.contains(&c.as_str())) {
+            self.diag.note(UNKNOWN_COLUMN, header_line);
+            if !window.unknown_columns.contains(c) {
+                window.unknown_columns.push(c.clone());
+            }
+        }
+        if block.rows.is_empty() {
+            self.diag.note(EMPTY_BLOCK, header_line);
+            window.empty_blocks += 1;
+        }
         for (line, v) in &block.rows {
             let row = FrameInfoRow::from_columns(*line, |name| {
                 index.get(name).and_then(|&i| v.get(i)).copied()
@@ -440,17 +471,33 @@ impl Parser {
                     .note("rows with Flags != 0 dropped (drop_flagged_rows)", *line);
                 continue;
             }
-            if row.frame_completed_ns < row.intended_vsync_ns {
-                self.diag.note(BACKWARDS, *line);
-            }
-            if !seen.insert(row.intended_vsync_ns) {
+            if row
+                .display_present_time_ns
+                .is_some_and(|t| row.implausible(t))
+            {
                 self.diag.note(
-                    "duplicate frames (same IntendedVsync as an earlier row) dropped",
+                    "implausible DisplayPresentTime (>= 2^55 ns or > 1 day from IntendedVsync): frame counted \
+                     as not presented",
                     *line,
                 );
-                continue;
             }
-            window.rows.push(row);
+            match seen.get(&row.identity()).copied() {
+                Some(i) => {
+                    let Some(kept) = window.rows.get_mut(i) else {
+                        continue;
+                    };
+                    if row.completeness() >= kept.completeness() {
+                        self.diag.note(MERGED, kept.line);
+                        *kept = row;
+                    } else {
+                        self.diag.note(MERGED, row.line);
+                    }
+                }
+                None => {
+                    seen.insert(row.identity(), window.rows.len());
+                    window.rows.push(row);
+                }
+            }
         }
     }
 }

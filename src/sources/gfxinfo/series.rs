@@ -46,27 +46,31 @@ fn lower_median(mut v: Vec<i64>) -> Option<i64> {
 impl GfxWindow {
     /// The window's frames as a [`FrameSeries`] (`source` gfxinfo, `layer_name` the window name): expected start
     /// `IntendedVsync`, expected end `FrameDeadline`, actual start `Vsync`, actual end `FrameCompleted`, ready
-    /// `GpuCompleted`. Present times: `DisplayPresentTime` when the column exists with at least one value > 0
-    /// (frames whose value is ≤ 0 then have no present time), else `FrameCompleted` for every frame, labelled so.
-    /// Period: see [`frame_period`].
+    /// `GpuCompleted`. Present times: `DisplayPresentTime` when the column exists with at least one plausible
+    /// value > 0 (frames whose value is 0, −1 or implausible then have no present time:
+    /// [`FrameInfoRow::present_ns`]), else `FrameCompleted` for every frame, labelled so. Rows that are not
+    /// finished frames ([`FrameInfoRow::unfinished`]) are left out, so that span, per-second series and frame
+    /// delays come from valid frames only; an implausible `FrameDeadline` (or HWUI's `i64::MAX` "unknown") gives
+    /// no expected end. Period: see [`frame_period`].
     pub fn series(&self, pid: Option<i32>, process_name: Option<&str>) -> FrameSeries {
-        let has_present = self
+        let valid: Vec<&FrameInfoRow> = self
             .rows
             .iter()
-            .any(|r| r.display_present_time_ns.is_some_and(|p| p > 0));
+            .filter(|r| r.unfinished().is_none())
+            .collect();
+        let has_present = valid.iter().any(|r| r.present_ns().is_some());
         let (period_ns, period_from) = frame_period(&self.rows);
-        let frames = self
-            .rows
+        let frames = valid
             .iter()
             .map(|r| SeriesFrame {
                 expected_start_ns: Some(r.intended_vsync_ns),
-                expected_end_ns: r.frame_deadline_ns,
+                expected_end_ns: r.frame_deadline_ns.filter(|&d| d > 0 && !r.implausible(d)),
                 actual_start_ns: Some(r.vsync_ns),
                 actual_end_ns: Some(r.frame_completed_ns),
                 ready_ns: r.gpu_completed_ns,
                 desired_present_ns: None,
                 present_ns: if has_present {
-                    r.display_present_time_ns.filter(|p| *p > 0)
+                    r.present_ns()
                 } else {
                     Some(r.frame_completed_ns)
                 },

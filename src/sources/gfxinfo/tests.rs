@@ -2,12 +2,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use super::parser::BACKWARDS;
+use super::parser::{EMPTY_BLOCK, MERGED, UNKNOWN_COLUMN};
 use super::*;
+use crate::analysis::janktracker::{equals_printed, recompute, JankTrackerNumbers};
 use crate::error::{Error, Result};
 use crate::model::Source;
 use std::path::Path;
-use crate::analysis::janktracker::{recompute, JankTrackerNumbers};
 
 const HEADER12: &str = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,\
     AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,FrameStartTime,SyncQueued,\
@@ -97,7 +97,7 @@ fn hand_made_dump_reads_windows_summaries_and_rows() {
     assert!(toast.rows.is_empty() && !toast.columns.is_empty());
     // GPU done at FrameCompleted: row 2 (40 >= 32) is janky, row 3 is SurfaceCanvas.
     let n = recompute(&w.rows, None);
-    assert_eq!((n.total_frames, n.janky_frames), (3, 1));
+    assert_eq!((n.total_frames, n.janky_frames), (Some(3), Some(1)));
     let s = w.series(p.pid, p.process_name.as_deref());
     assert_eq!(
         (s.source, s.layer_name.as_str()),
@@ -134,7 +134,7 @@ fn flagged_rows_dropped_only_on_request() {
 }
 
 #[test]
-fn concatenated_dumps_are_deduplicated_by_intended_vsync() {
+fn a_frame_in_two_concatenated_dumps_is_one_frame() {
     let rows = three_rows();
     let first = dump(&rows[..2]);
     let second = dump(&rows[1..]);
@@ -146,11 +146,7 @@ fn concatenated_dumps_are_deduplicated_by_intended_vsync() {
         ivs,
         vec![1_000_000_000_000, 1_000_016_000_000, 1_000_032_000_000]
     );
-    assert_eq!(
-        cap.diagnostics
-            .count("duplicate frames (same IntendedVsync as an earlier row) dropped"),
-        1
-    );
+    assert_eq!(cap.diagnostics.count(MERGED), 1);
 }
 
 #[test]
@@ -308,7 +304,7 @@ fn real_capture_linkadb_qq() {
             dumped.missed_deadline_count,
             dumped.high_input_latency_count
         ),
-        (25, Some(265))
+        (Some(25), Some(265))
     );
     assert_eq!(p.windows.len(), 2);
     let w = &p.windows[0];
@@ -317,7 +313,14 @@ fn real_capture_linkadb_qq() {
         "com.tencent.mobileqq/com.tencent.mobileqq.activity.Alias5SplashActivity"
     );
     assert_eq!(w.summary.as_ref().unwrap().total_frames_rendered, Some(188));
-    assert_eq!(w.rows.len(), 120);
+    // 120 rows printed; line 172 is a frame HWUI had not finished (its FrameCompleted, 4 s before its
+    // IntendedVsync, is a stale value of the slot's previous frame): left out, its line in the diagnostics.
+    assert_eq!((w.rows.len(), w.unfinished_rows), (119, 1));
+    assert_eq!(
+        cap.diagnostics.counts[Unfinished::NotCompleted.diagnostic()].lines,
+        vec![172]
+    );
+    assert!(w.unknown_columns.is_empty());
     assert!(w.interval_labels_swapped);
     assert!(w.rows.iter().all(|r| r
         .frame_interval_ns
@@ -345,14 +348,12 @@ fn real_capture_linkadb_qq() {
         "recomputed: {n:?}\ndiagnostics: {:?}\nperiod: {:?}",
         cap.diagnostics, series.period_ns
     );
-    // Line 172's FrameCompleted (and GpuCompleted) is 4 s before its IntendedVsync: duration <= 0, and
-    // JankTracker does not count such a frame.
-    assert_eq!(n.total_frames, 119);
-    assert_eq!(cap.diagnostics.counts[BACKWARDS].lines, vec![172]);
-    assert!(n.janky_frames <= 25 && n.missed_deadline_count == n.janky_frames);
-    assert!(
-        (5..=12).contains(&n.frame_time_ms_p50),
-        "{}",
-        n.frame_time_ms_p50
-    );
+    assert_eq!(n.total_frames, Some(119));
+    let janky = n.janky_frames.unwrap();
+    assert!(janky <= 25 && n.missed_deadline_count == Some(janky));
+    let p50 = n.frame_time_ms_p50.unwrap();
+    assert!((5..=12).contains(&p50), "{p50}");
+    // The window printed 188 frames, more than its rows hold: no oracle.
+    let printed = JankTrackerNumbers::from(w.summary.as_ref().unwrap());
+    assert_eq!(equals_printed(&n, &printed, w.rows.len()), None);
 }
