@@ -357,3 +357,238 @@ fn real_capture_linkadb_qq() {
     let printed = JankTrackerNumbers::from(w.summary.as_ref().unwrap());
     assert_eq!(equals_printed(&n, &printed, w.rows.len()), None);
 }
+
+/// `T` + `ms` milliseconds, ns.
+fn at(ms: i64) -> i64 {
+    1_000_000_000_000 + ms * 1_000_000
+}
+
+/// A PROFILEDATA row for `header` (names as printed, trailing comma allowed): each column takes the value named
+/// in `values`, 0 otherwise.
+fn row_for(header: &str, values: &[(&str, i64)]) -> String {
+    let fields: Vec<String> = header
+        .split(',')
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            let v = values.iter().find(|(n, _)| *n == c).map_or(0, |(_, v)| *v);
+            v.to_string()
+        })
+        .collect();
+    format!("{},", fields.join(","))
+}
+
+/// The stamps of a 12+ frame, ms after `T`: intended vsync, vsync, sync queued, sync start, issue draw commands,
+/// frame completed, deadline, GPU completed; the 12–14 label swap (interval under `FrameStartTime`).
+fn frame12(flags: i64, ms: [i64; 8]) -> Vec<(&'static str, i64)> {
+    let [iv, vsync, sq, ss, idcs, fc, deadline, gpu] = ms;
+    vec![
+        ("Flags", flags),
+        ("FrameTimelineVsyncId", 7 + iv),
+        ("IntendedVsync", at(iv)),
+        ("Vsync", at(vsync)),
+        ("HandleInputStart", at(vsync)),
+        ("AnimationStart", at(vsync)),
+        ("PerformTraversalsStart", at(vsync)),
+        ("DrawStart", at(vsync)),
+        ("FrameDeadline", at(deadline)),
+        ("FrameInterval", at(vsync)),
+        ("FrameStartTime", 16_000_000),
+        ("SyncQueued", at(sq)),
+        ("SyncStart", at(ss)),
+        ("IssueDrawCommandsStart", at(idcs)),
+        ("SwapBuffers", at(idcs + 1)),
+        ("FrameCompleted", fc),
+        ("GpuCompleted", gpu),
+        ("SwapBuffersCompleted", at(idcs + 1)),
+    ]
+}
+
+fn one_window(header: &str, rows: &[String]) -> String {
+    format!(
+        "\tapp/Main/android.view.ViewRootImpl@3 (visibility=0)\n---PROFILEDATA---\n{header}\n{}\n\
+         ---PROFILEDATA---\n",
+        rows.join("\n")
+    )
+}
+
+#[test]
+fn unfinished_and_garbage_slots_are_left_out_with_their_lines() {
+    // AOSP CanvasContext::prepareTree reuses a ring-buffer slot without clearing it: until the frame is
+    // finished, FrameCompleted/GpuCompleted hold the previous occupant's values (1 s earlier here) or garbage.
+    let garbage = 1 << 58;
+    let rows = [
+        row_for(HEADER12, &frame12(0, [0, 0, 2, 2, 3, at(10), 16, at(10)])),
+        row_for(
+            HEADER12,
+            &frame12(0, [16, 16, 18, 18, 19, at(-1000), 32, at(-1000)]),
+        ),
+        row_for(
+            HEADER12,
+            &frame12(0, [32, 32, 34, 34, 35, garbage, 48, garbage]),
+        ),
+        row_for(HEADER12, &frame12(8, [48, 48, 50, 50, 0, 0, 64, 0])),
+    ];
+    let cap = parse(&one_window(HEADER12, &rows), &Options::default()).unwrap();
+    let w = &cap.processes[0].windows[0];
+    assert_eq!((w.rows.len(), w.unfinished_rows), (1, 3));
+    assert_eq!(w.rows[0].line, 4);
+    let d = &cap.diagnostics;
+    assert_eq!(
+        d.counts[Unfinished::NotCompleted.diagnostic()].lines,
+        vec![5, 7]
+    );
+    assert_eq!(
+        d.counts[Unfinished::ImplausibleTime.diagnostic()].lines,
+        vec![6]
+    );
+    let s = w.series(None, None);
+    assert_eq!(s.frames.len(), 1);
+    let n = recompute(&w.rows, None);
+    assert_eq!((n.total_frames, n.frame_time_ms_p99), (Some(1), Some(10)));
+}
+
+#[test]
+fn a_redraw_sharing_intended_vsync_is_a_second_frame() {
+    // An RT-animation frame (Flags 2, AOSP CanvasContext::prepareAndDraw: IntendedVsync = Vsync = the latest
+    // vsync) and the UI frame meant for the same vsync: two frames JankTracker counts, in either dump order.
+    let ui = row_for(
+        HEADER12,
+        &frame12(0, [16, 18, 30, 31, 32, at(40), 32, at(40)]),
+    );
+    let rt = row_for(
+        HEADER12,
+        &frame12(2, [16, 16, 20, 20, 21, at(27), 32, at(27)]),
+    );
+    let cap = parse(&one_window(HEADER12, &[ui, rt]), &Options::default()).unwrap();
+    let w = &cap.processes[0].windows[0];
+    let flags: Vec<i64> = w.rows.iter().map(|r| r.flags).collect();
+    assert_eq!(
+        flags,
+        vec![2, 0],
+        "ordered by IntendedVsync, then SyncStart"
+    );
+    assert_eq!(cap.diagnostics.count(MERGED), 0);
+    assert_eq!(recompute(&w.rows, None).total_frames, Some(2));
+}
+
+#[test]
+fn a_frame_unfinished_in_one_dump_and_finished_in_the_next_is_one_finished_frame() {
+    let started = frame12(0, [16, 16, 18, 18, 19, at(-1000), 32, at(-1000)]);
+    let mut finished = frame12(0, [16, 16, 18, 18, 19, at(30), 48, at(29)]);
+    finished.push(("DisplayPresentTime", at(40)));
+    for (first, second) in [(&started, &finished), (&finished, &started)] {
+        let text = format!(
+            "{}{}",
+            one_window(HEADER12, &[row_for(HEADER12, first)]),
+            one_window(HEADER12, &[row_for(HEADER12, second)])
+        );
+        let cap = parse(&text, &Options::default()).unwrap();
+        let w = &cap.processes[0].windows[0];
+        assert_eq!((w.rows.len(), w.unfinished_rows), (1, 0));
+        let kept = &w.rows[0];
+        assert_eq!(
+            (
+                kept.frame_completed_ns,
+                kept.frame_deadline_ns,
+                kept.present_ns()
+            ),
+            (at(30), Some(at(48)), Some(at(40)))
+        );
+        let other_line = if kept.line == 4 { 9 } else { 4 };
+        assert_eq!(cap.diagnostics.counts[MERGED].lines, vec![other_line]);
+    }
+}
+
+#[test]
+fn implausible_present_is_not_presented_and_span_comes_from_valid_frames() {
+    let mut a = frame12(0, [0, 0, 2, 2, 3, at(10), 16, at(10)]);
+    a.push(("DisplayPresentTime", at(20)));
+    let mut b = frame12(0, [16, 16, 18, 18, 19, at(26), 32, at(26)]);
+    b.push(("DisplayPresentTime", 1 << 57)); // garbage present: the frame counts, not presented
+    let mut c = frame12(0, [32, 32, 34, 34, 35, at(42), 48, at(42)]);
+    c.push(("DisplayPresentTime", at(32) + 2 * 86_400_000_000_000)); // two days later
+    let mut d = frame12(0, [48, 48, 50, 50, 51, at(58), 64, at(58)]);
+    d.push(("DisplayPresentTime", -1));
+    let rows: Vec<String> = [a, b, c, d].iter().map(|r| row_for(HEADER12, r)).collect();
+    let cap = parse(&one_window(HEADER12, &rows), &Options::default()).unwrap();
+    let w = &cap.processes[0].windows[0];
+    assert_eq!(w.rows.len(), 4);
+    let s = w.series(None, None);
+    let presents: Vec<Option<i64>> = s.frames.iter().map(|f| f.present_ns).collect();
+    assert_eq!(presents, vec![Some(at(20)), None, None, None]);
+    assert_eq!(
+        cap.diagnostics
+            .counts
+            .iter()
+            .find(|(k, _)| k.contains("DisplayPresentTime"))
+            .unwrap()
+            .1
+            .lines,
+        vec![5, 6]
+    );
+    assert_eq!(recompute(&w.rows, None).total_frames, Some(4));
+}
+
+#[test]
+fn android_15_and_16_headers_are_read_by_name_and_unknown_columns_kept() {
+    // AOSP FrameInfo.cpp FrameInfoNames: 15 fixes the FrameStartTime/FrameInterval labels and adds
+    // WorkloadTarget; 16 adds AnimationTime. A column no release names is kept by name, not read.
+    let h15 = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,AnimationStart,\
+        PerformTraversalsStart,DrawStart,FrameDeadline,FrameStartTime,FrameInterval,WorkloadTarget,SyncQueued,\
+        SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,\
+        GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,";
+    let h16 = h15.replace("WorkloadTarget,", "WorkloadTarget,AnimationTime,");
+    let h_future = format!("{h16}VendorHint,");
+    for (header, animation, unknown) in [
+        (h15.to_string(), None, vec![]),
+        (h16.clone(), Some(at(1)), vec![]),
+        (h_future, Some(at(1)), vec!["VendorHint".to_string()]),
+    ] {
+        let mut v = frame12(0, [0, 0, 2, 2, 3, at(10), 16, at(10)]);
+        // 15+ print the labels in the order of the values: FrameStartTime is a time, FrameInterval an interval.
+        v.retain(|(n, _)| *n != "FrameInterval" && *n != "FrameStartTime");
+        v.extend([
+            ("FrameStartTime", at(0)),
+            ("FrameInterval", 11_111_111),
+            ("WorkloadTarget", 9_000_000),
+            ("AnimationTime", at(1)),
+            ("VendorHint", 5),
+        ]);
+        let cap = parse(
+            &one_window(&header, &[row_for(&header, &v)]),
+            &Options::default(),
+        )
+        .unwrap();
+        let w = &cap.processes[0].windows[0];
+        let r = &w.rows[0];
+        assert!(!w.interval_labels_swapped);
+        assert_eq!(
+            (
+                r.frame_interval_ns,
+                r.frame_start_time_ns,
+                r.workload_target
+            ),
+            (Some(11_111_111), Some(at(0)), Some(9_000_000))
+        );
+        assert_eq!(
+            (r.frame_completed_ns, r.animation_time_ns),
+            (at(10), animation)
+        );
+        assert_eq!(w.unknown_columns, unknown);
+        assert_eq!(cap.diagnostics.count(UNKNOWN_COLUMN), unknown.len() as u64);
+        let s = w.series(None, None);
+        assert_eq!(
+            (s.period_ns, s.period_from),
+            (Some(11_111_111), "FrameInterval")
+        );
+    }
+}
+
+#[test]
+fn an_empty_block_says_nothing_was_drawn_since_the_reset() {
+    let cap = parse(&one_window(HEADER12, &[]), &Options::default()).unwrap();
+    let w = &cap.processes[0].windows[0];
+    assert!(w.rows.is_empty());
+    assert_eq!(w.empty_blocks, 1);
+    assert_eq!(cap.diagnostics.counts[EMPTY_BLOCK].lines, vec![3]);
+}
