@@ -36,7 +36,43 @@ pub struct GfxinfoCapture {
     pub processes: Vec<GfxProcess>,
     /// Skipped rows, duplicates, swapped header labels..., with line numbers.
     pub diagnostics: CaptureDiagnostics,
+    /// The device's own failure lines (a process that could not be dumped, a package not running, a permission
+    /// denial), in file order. When nothing usable remains, [`read`] fails with the first of them instead.
+    pub device_failures: Vec<DeviceFailure>,
 }
+
+/// A line where the device said it could not dump (AOSP `ActivityManagerService.dumpGraphicsHardwareUsage`,
+/// `com.android.internal.util.DumpUtils.checkDumpPermission`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeviceFailure {
+    /// 1-based line number.
+    pub line: u64,
+    /// The device's words, as printed.
+    pub message: String,
+    /// What it means and what to do.
+    pub advice: &'static str,
+}
+
+/// The device's failure lines (a prefix of the line) and what each means, what to do.
+pub const DEVICE_FAILURES: [(&str, &str); 4] = [
+    (
+        "Failure while dumping the app:",
+        "the app's process did not answer the dump (it died or hung): start the app again and dump again",
+    ),
+    (
+        "Got a RemoteException while dumping the app",
+        "the app's process died during the dump: start the app again and dump again",
+    ),
+    (
+        "No process found for:",
+        "the app was not running (or the package name is wrong): start it and dump again",
+    ),
+    (
+        "Permission Denial: can't dump gfxinfo",
+        "the caller lacks android.permission.DUMP: run `adb shell dumpsys gfxinfo <package> framestats` from \
+         the computer, not from an app on the device",
+    ),
+];
 
 impl GfxinfoCapture {
     /// One [`FrameSeries`] per window that has PROFILEDATA rows, in capture order.
@@ -89,7 +125,8 @@ pub struct GfxWindow {
 }
 
 /// True if the decoded text head (first ≤ 64 KiB) looks like `dumpsys gfxinfo` output: a line starting with one
-/// of its markers (`** Graphics info for pid`, `---PROFILEDATA---`, the dump's title, or the summary lines).
+/// of its markers (`** Graphics info for pid`, `---PROFILEDATA---`, the dump's title, the summary lines, or one of
+/// the device's failure lines ([`DEVICE_FAILURES`]), so that a file holding only such a line is still read).
 pub fn looks_like(head: &str) -> bool {
     let starts = |marker: &str| {
         head.lines().any(|l| {
@@ -99,6 +136,7 @@ pub fn looks_like(head: &str) -> bool {
         })
     };
     starts("** Graphics info for pid ")
+        || DEVICE_FAILURES.iter().any(|(marker, _)| starts(marker))
         || starts(PROFILEDATA)
         || starts("Applications Graphics Acceleration Info")
         || (starts("Total frames rendered:") && starts("Janky frames:"))

@@ -2,8 +2,8 @@
 
 use super::row::KNOWN_COLUMNS;
 use super::{
-    FrameInfoRow, GfxProcess, GfxSummary, GfxWindow, GfxinfoCapture, Options, INTERVAL_RANGE_NS,
-    PROFILEDATA,
+    DeviceFailure, FrameInfoRow, GfxProcess, GfxSummary, GfxWindow, GfxinfoCapture, Options,
+    DEVICE_FAILURES, INTERVAL_RANGE_NS, PROFILEDATA,
 };
 use crate::error::{Error, Result};
 use crate::model::CaptureDiagnostics;
@@ -66,6 +66,23 @@ pub fn read<R: BufRead>(reader: R, path: &Path, options: &Options) -> Result<Gfx
             .note("PROFILEDATA block not closed (truncated capture?)", no);
         p.finish_block();
     }
+    let usable = p.processes.iter().any(|proc| {
+        proc.summary.is_some()
+            || proc
+                .windows
+                .iter()
+                .any(|w| w.summary.is_some() || !w.rows.is_empty() || w.empty_blocks > 0)
+    });
+    if let (false, Some(f)) = (usable, p.failures.first()) {
+        return Err(Error::Capture {
+            path: path.to_path_buf(),
+            line: f.line,
+            cause: format!(
+                "the device could not dump gfxinfo: \"{}\": {}",
+                f.message, f.advice
+            ),
+        });
+    }
     if !p.recognised {
         return Err(Error::Capture {
             path: path.to_path_buf(),
@@ -92,6 +109,7 @@ pub fn read<R: BufRead>(reader: R, path: &Path, options: &Options) -> Result<Gfx
     Ok(GfxinfoCapture {
         processes: p.processes,
         diagnostics: p.diag,
+        device_failures: p.failures,
     })
 }
 
@@ -128,6 +146,8 @@ struct Parser {
     profile_section: bool,
     block: Option<Block>,
     recognised: bool,
+    /// The device's own failure lines.
+    failures: Vec<DeviceFailure>,
 }
 
 type LineError = (u64, String);
@@ -197,6 +217,17 @@ impl Parser {
     }
 
     fn structure_line(&mut self, no: u64, t: &str) {
+        if let Some((marker, advice)) = DEVICE_FAILURES.iter().find(|(m, _)| t.starts_with(m)) {
+            self.recognised = true;
+            let what = format!("the device could not dump a process (\"{marker}…\"): {advice}");
+            self.diag.note(&what, no);
+            self.failures.push(DeviceFailure {
+                line: no,
+                message: t.to_string(),
+                advice,
+            });
+            return;
+        }
         if let Some(rest) = t.strip_prefix("** Graphics info for pid ") {
             self.recognised = true;
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
