@@ -247,11 +247,22 @@ fn jank_tracker_section(report: &CaptureReport) -> String {
             add(&name, n, String::new());
         }
     }
+    let empty = report
+        .diagnostics
+        .count(crate::sources::gfxinfo::EMPTY_BLOCK);
+    let note = if empty > 0 {
+        format!(
+            "Nothing drawn: {empty} PROFILEDATA block(s) without rows — the window drew no frame since its stats \
+             were last reset (`framestats reset`, or the window is new); use the app, then dump again.\n"
+        )
+    } else {
+        String::new()
+    };
     if rows == 0 {
-        return String::new();
+        return note;
     }
     format!(
-        "JankTracker (gfxinfo; recomputed = from the PROFILEDATA rows, ≤ 120 frames; as_dumped = what the device \
+        "{note}JankTracker (gfxinfo; recomputed = from the PROFILEDATA rows, ≤ 120 frames; as_dumped = what the device \
          printed since its last reset — never mixed; = printed: the recomputation equals the window's printed \
          numbers, n/a when it printed more frames than its rows hold; – = line not in the dump)\n{t}\n\n"
     )

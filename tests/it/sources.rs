@@ -684,3 +684,22 @@ fn a_summary_line_the_release_does_not_print_is_null_not_zero() {
         .expect("the process row");
     assert!(row.contains('–'), "{row}");
 }
+
+#[test]
+fn an_empty_profiledata_block_says_nothing_was_drawn() {
+    // `framestats reset` prints, then clears: the next dump's block is empty until the app draws again.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = "Total frames rendered: 0\nJanky frames: 0 (0.00%)\n50th percentile: 4950ms";
+    let path = write(dir.path(), "empty.txt", &gfx_dump(summary, &[]));
+    let shown = ftl_ok(&["analyze", path_str(&path)]);
+    assert!(
+        shown.contains("Nothing drawn: 1 PROFILEDATA block"),
+        "{shown}"
+    );
+    let report = analyze_json(&path, &[]);
+    let diag = report["diagnostics"].as_object().unwrap();
+    assert!(
+        diag.keys().any(|k| k.contains("nothing was drawn")),
+        "{diag:?}"
+    );
+}

@@ -8,7 +8,7 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
-pub use parser::read;
+pub use parser::{read, EMPTY_BLOCK};
 pub use row::{FrameInfoRow, Unfinished, IMPLAUSIBLE_FROM_NS, KNOWN_COLUMNS};
 pub use series::frame_period;
 pub use summary::GfxSummary;

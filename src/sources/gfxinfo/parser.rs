@@ -27,12 +27,13 @@ const REQUIRED_COLUMNS: [&str; 7] = [
 pub(super) const MERGED: &str =
     "frames dumped again in a later dump merged (the more complete row kept; the line is the other one)";
 /// Diagnostic for a PROFILEDATA block without rows.
-pub(super) const EMPTY_BLOCK: &str =
+pub const EMPTY_BLOCK: &str =
     "PROFILEDATA blocks with no rows: nothing was drawn in that window since its \
      stats were last reset (`framestats reset`, a new window) — not an error";
-/// Diagnostic for header columns this reader does not know (kept by name on the window).
-pub(super) const UNKNOWN_COLUMN: &str =
-    "PROFILEDATA header columns not known to this reader (kept by name in the window's unknown_columns, not read)";
+/// Diagnostic for a header column this reader does not know (kept by name on the window).
+pub(super) fn unknown_column(name: &str) -> String {
+    format!("PROFILEDATA header column `{name}` not known to this reader (kept by name on the window, not read)")
+}
 /// Name given to a PROFILEDATA block that no window line precedes.
 const UNNAMED_WINDOW: &str = "(unnamed window)";
 
@@ -484,7 +485,7 @@ impl Parser {
         window.columns = cols.clone();
         window.interval_labels_swapped |= swapped;
         for c in cols.iter().filter(|c| !KNOWN_COLUMNS.contains(&c.as_str())) {
-            self.diag.note(UNKNOWN_COLUMN, header_line);
+            self.diag.note(&unknown_column(c), header_line);
             if !window.unknown_columns.contains(c) {
                 window.unknown_columns.push(c.clone());
             }

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use super::parser::{EMPTY_BLOCK, MERGED, UNKNOWN_COLUMN};
+use super::parser::{unknown_column, EMPTY_BLOCK, MERGED};
 use super::*;
 use crate::analysis::janktracker::{equals_printed, recompute, JankTrackerNumbers};
 use crate::error::{Error, Result};
@@ -575,7 +575,15 @@ fn android_15_and_16_headers_are_read_by_name_and_unknown_columns_kept() {
             (at(10), animation)
         );
         assert_eq!(w.unknown_columns, unknown);
-        assert_eq!(cap.diagnostics.count(UNKNOWN_COLUMN), unknown.len() as u64);
+        for c in &unknown {
+            assert_eq!(cap.diagnostics.counts[&unknown_column(c)].lines, vec![3]);
+        }
+        assert_eq!(
+            cap.diagnostics.counts.len(),
+            unknown.len(),
+            "{:?}",
+            cap.diagnostics
+        );
         let s = w.series(None, None);
         assert_eq!(
             (s.period_ns, s.period_from),
