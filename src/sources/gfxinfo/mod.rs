@@ -9,7 +9,9 @@ mod summary;
 mod tests;
 
 pub use parser::{read, EMPTY_BLOCK};
-pub use row::{FrameInfoRow, Unfinished, IMPLAUSIBLE_FROM_NS, KNOWN_COLUMNS};
+pub use row::{
+    FrameInfoRow, Unfinished, IMPLAUSIBLE_FROM_NS, KNOWN_COLUMNS, MAX_FROM_INTENDED_VSYNC_NS,
+};
 pub use series::frame_period;
 pub use summary::GfxSummary;
 
