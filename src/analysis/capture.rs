@@ -64,8 +64,10 @@ pub struct CaptureLayer {
     #[serde(skip)]
     pub skips: Vec<SkipEvent>,
     /// gfxinfo windows: whether JankTracker recomputed from the rows equals the window's printed summary over
-    /// the numbers the rows determine ([`super::janktracker::equals_printed`]); `None` when the window printed
-    /// more frames than its finished rows hold, printed no summary, or for other sources.
+    /// the numbers the rows determine ([`super::janktracker::equals_printed`]), over the rows whose `SyncStart`
+    /// is at or after the summary's `Stats since` (rows of an earlier concatenated dump, before a reset, are not
+    /// the summary's); `None` when the window printed more frames than those rows hold, printed no summary, or
+    /// for other sources.
     pub recomputed_equals_printed: Option<bool>,
 }
 
@@ -210,9 +212,23 @@ pub fn gfxinfo(
             let printed = w.summary.as_ref().map(JankTrackerNumbers::from);
             if !w.rows.is_empty() {
                 let recomputed = recompute(&w.rows, config.vsync_period_ns);
-                layer.recomputed_equals_printed = printed
-                    .as_ref()
-                    .and_then(|p| equals_printed(&recomputed, p, w.rows.len()));
+                layer.recomputed_equals_printed = printed.as_ref().and_then(|p| {
+                    // The printed summary counts the frames since its `Stats since` (JankTracker::reset, which
+                    // also clears the ring buffer); rows of an earlier dump, before that reset, are not its own.
+                    let since = w.summary.as_ref().and_then(|s| s.stats_since_ns);
+                    let own: Vec<_> = w
+                        .rows
+                        .iter()
+                        .filter(|r| since.is_none_or(|t| r.sync_start_ns >= t))
+                        .copied()
+                        .collect();
+                    if own.len() == w.rows.len() {
+                        equals_printed(&recomputed, p, own.len())
+                    } else {
+                        let since_reset = recompute(&own, config.vsync_period_ns);
+                        equals_printed(&since_reset, p, own.len())
+                    }
+                });
                 layer.jank_tracker.push(recomputed);
             }
             layer.jank_tracker.extend(printed);

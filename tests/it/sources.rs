@@ -566,11 +566,16 @@ fn gfx_row(flags: i64, ms: [i64; 8], raw: Option<i64>) -> String {
 
 /// A whole-app dump of one window whose summary prints `summary` (lines after `Stats since`) over `rows`.
 fn gfx_dump(summary: &str, rows: &[String]) -> String {
+    gfx_dump_since(999_000_000_000, summary, rows)
+}
+
+/// [`gfx_dump`] with the summaries' `Stats since` (ns).
+fn gfx_dump_since(since_ns: i64, summary: &str, rows: &[String]) -> String {
     format!(
         "Applications Graphics Acceleration Info:\n** Graphics info for pid 42 [com.example] **\n\n\
-         Stats since: 999000000000ns\n{summary}\nProfile data in ms:\n\n\
+         Stats since: {since_ns}ns\n{summary}\nProfile data in ms:\n\n\
          \tcom.example/com.example.Main/android.view.ViewRootImpl@1 (visibility=0)\n\
-         Window: com.example/com.example.Main\nStats since: 999000000000ns\n{summary}\n\n\
+         Window: com.example/com.example.Main\nStats since: {since_ns}ns\n{summary}\n\n\
          ---PROFILEDATA---\n{GFX_HEADER12}\n{}\n---PROFILEDATA---\n\nView hierarchy:\n",
         rows.join("\n")
     )
@@ -702,4 +707,23 @@ fn an_empty_profiledata_block_says_nothing_was_drawn() {
         diag.keys().any(|k| k.contains("nothing was drawn")),
         "{diag:?}"
     );
+}
+
+#[test]
+fn rows_of_a_dump_before_a_reset_are_not_compared_with_the_later_summary() {
+    // `framestats reset` between two dumps: JankTracker::reset clears the counts and the ring buffer, so the
+    // second summary (Stats since 1000.2 s) counts one frame K: iv 208 ms, 12 ms, GPU 220 < deadline 224.
+    let dir = tempfile::tempdir().unwrap();
+    let first = gfx_dump(&oracle_summary(6, "50.00", 23), &oracle_rows(false));
+    let k = gfx_row(0, [208, 208, 210, 210, 211, 220, 224, 220], None);
+    let summary = "Total frames rendered: 1\nJanky frames: 0 (0.00%)\n50th percentile: 12ms\n\
+                   90th percentile: 12ms\n95th percentile: 12ms\n99th percentile: 12ms\nNumber Missed Vsync: 0\n\
+                   Number Slow UI thread: 0\nNumber Slow bitmap uploads: 0\n\
+                   Number Slow issue draw commands: 0\nNumber Frame deadline missed: 0";
+    let second = gfx_dump_since(1_000_200_000_000, summary, &[k]);
+    let path = write(dir.path(), "reset.txt", &format!("{first}{second}"));
+    let layer = &analyze_json(&path, &[])["layers"][0];
+    assert_eq!(layer["frames"], 7, "every finished frame of both dumps");
+    assert_eq!(layer["jank_tracker"][0]["total_frames"], 7);
+    assert_eq!(layer["recomputed_equals_printed"], true, "{layer}");
 }
