@@ -332,8 +332,9 @@ fn count_causes(n: &mut Counts, row: &FrameInfoRow, interval_ns: i64) {
 /// - every other row with `duration(IntendedVsync, FrameCompleted) > 0` counts in the total and histogram,
 ///   whatever its Flags;
 /// - Android 12+ rows (with `FrameDeadline`): SurfaceCanvas rows skip the jank checks; a frame is janky and
-///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (already triple-buffer adjusted); its causes
-///   use the row's frame interval;
+///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (HWUI writes the triple-buffer-adjusted
+///   deadline back into the frame on 12–14 and 15+ alike: not adjusted again); its causes use the row's frame
+///   interval;
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
 ///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is the older (Android 6–7) rule, whose dumps look the
 ///   same, and the 9–11 rule is the one quoted by seed 001); janky iff

@@ -30,8 +30,9 @@ pub struct FrameInfoRow {
     pub perform_traversals_start_ns: Option<i64>,
     /// `DrawStart`, ns.
     pub draw_start_ns: Option<i64>,
-    /// `FrameDeadline` (12+), ns, as dumped: already moved one interval later by JankTracker when the frame was
-    /// triple-buffered (`JankTracker::finishFrame`). `i64::MAX` when unknown.
+    /// `FrameDeadline` (12+), ns, as dumped: the deadline `JankTracker::finishFrame` judged the frame by, written
+    /// back into the frame when it was triple-buffered (12–14: one frame interval later; 15+: the unstuffed
+    /// start + `WorkloadTarget`). `i64::MAX` when unknown.
     pub frame_deadline_ns: Option<i64>,
     /// The frame interval (12+), ns: the column whose values are intervals, whatever its label says.
     pub frame_interval_ns: Option<i64>,
