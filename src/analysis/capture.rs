@@ -3,7 +3,7 @@
 //! GT's SM), with the capture's diagnostics; and its frames as rows.
 
 use super::gt::gt_sm;
-use super::janktracker::{recompute, JankTrackerNumbers};
+use super::janktracker::{duration, equals_printed, recompute, JankTrackerNumbers, Stamp};
 use super::pacing::{pacing, Pacing};
 use super::Config;
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
@@ -63,6 +63,12 @@ pub struct CaptureLayer {
     /// sources.
     #[serde(skip)]
     pub skips: Vec<SkipEvent>,
+    /// gfxinfo windows: whether JankTracker recomputed from the rows equals the window's printed summary over
+    /// the numbers the rows determine ([`super::janktracker::equals_printed`]), over the rows whose `SyncStart`
+    /// is at or after the summary's `Stats since` (rows of an earlier concatenated dump, before a reset, are not
+    /// the summary's); `None` when the window printed more frames than those rows hold, printed no summary, or
+    /// for other sources.
+    pub recomputed_equals_printed: Option<bool>,
     /// Each frame's own duration where the source measures one, as (end, duration) ns (for charts): gfxinfo
     /// rows JankTracker counts, `IntendedVsync → FrameCompleted` as JankTracker measures it; empty otherwise.
     #[serde(skip)]
@@ -207,14 +213,38 @@ pub fn gfxinfo(
             kept_any = true;
             rows += w.rows.len() as u64;
             let mut layer = layer_of(&s);
+            layer.frame_durations_ns = w
+                .rows
+                .iter()
+                .map(|r| {
+                    let total = duration(r, Stamp::IntendedVsync, Stamp::FrameCompleted);
+                    (r.frame_completed_ns, total)
+                })
+                .filter(|(_, total)| *total > 0)
+                .collect();
+            let printed = w.summary.as_ref().map(JankTrackerNumbers::from);
             if !w.rows.is_empty() {
-                layer
-                    .jank_tracker
-                    .push(recompute(&w.rows, config.vsync_period_ns));
+                let recomputed = recompute(&w.rows, config.vsync_period_ns);
+                layer.recomputed_equals_printed = printed.as_ref().and_then(|p| {
+                    // The printed summary counts the frames since its `Stats since` (JankTracker::reset, which
+                    // also clears the ring buffer); rows of an earlier dump, before that reset, are not its own.
+                    let since = w.summary.as_ref().and_then(|s| s.stats_since_ns);
+                    let own: Vec<_> = w
+                        .rows
+                        .iter()
+                        .filter(|r| since.is_none_or(|t| r.sync_start_ns >= t))
+                        .copied()
+                        .collect();
+                    if own.len() == w.rows.len() {
+                        equals_printed(&recomputed, p, own.len())
+                    } else {
+                        let since_reset = recompute(&own, config.vsync_period_ns);
+                        equals_printed(&since_reset, p, own.len())
+                    }
+                });
+                layer.jank_tracker.push(recomputed);
             }
-            layer
-                .jank_tracker
-                .extend(w.summary.as_ref().map(JankTrackerNumbers::from));
+            layer.jank_tracker.extend(printed);
             layers.push(layer);
             series.push(s);
         }

@@ -18,69 +18,111 @@ const IGNORE_EXCEEDING_NS: i64 = 10_000_000_000;
 const FALLBACK_INTERVAL_NS: i64 = 16_666_666;
 
 /// JankTracker's numbers for one process or window, saying which they are. Field names are those of Android's
-/// graphicsstats proto (`GraphicsStatsJankSummaryProto`).
+/// graphicsstats proto (`GraphicsStatsJankSummaryProto`). A number is `None` when the dump does not print its
+/// line (Android 7 has no `Number Frame deadline missed`): absent, never 0. Recomputed numbers are all `Some`,
+/// except those the rows cannot give.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct JankTrackerNumbers {
     /// `"recomputed"` (from PROFILEDATA rows, ≤ 120 frames) or `"as_dumped"` (the summary the device printed,
     /// covering every frame since `Stats since`). Never mix the two.
     pub numbers: &'static str,
     /// Frames with a duration > 0 (`Total frames rendered`).
-    pub total_frames: u64,
+    pub total_frames: Option<u64>,
     /// Janky frames (`Janky frames`): 12+ deadline missed; before 12, duration > frame interval.
-    pub janky_frames: u64,
+    pub janky_frames: Option<u64>,
     /// `janky_frames / total_frames × 100`, percent, rounded to 2 decimals as the dump prints it (0 with no frames).
-    pub janky_pct: f64,
+    pub janky_pct: Option<f64>,
     /// `Number Missed Vsync`.
-    pub missed_vsync_count: u64,
+    pub missed_vsync_count: Option<u64>,
     /// `Number High input latency`; `None` when recomputed (needs state the dump lacks).
     pub high_input_latency_count: Option<u64>,
     /// `Number Slow UI thread`.
-    pub slow_ui_thread_count: u64,
+    pub slow_ui_thread_count: Option<u64>,
     /// `Number Slow bitmap uploads`.
-    pub slow_bitmap_upload_count: u64,
+    pub slow_bitmap_upload_count: Option<u64>,
     /// `Number Slow issue draw commands`.
-    pub slow_draw_count: u64,
+    pub slow_draw_count: Option<u64>,
     /// `Number Frame deadline missed`.
-    pub missed_deadline_count: u64,
+    pub missed_deadline_count: Option<u64>,
     /// 50th percentile frame time, ms (a histogram bucket time, `ProfileData::findPercentile`).
-    pub frame_time_ms_p50: u64,
+    pub frame_time_ms_p50: Option<u64>,
     /// 90th percentile frame time, ms.
-    pub frame_time_ms_p90: u64,
+    pub frame_time_ms_p90: Option<u64>,
     /// 95th percentile frame time, ms.
-    pub frame_time_ms_p95: u64,
+    pub frame_time_ms_p95: Option<u64>,
     /// 99th percentile frame time, ms.
-    pub frame_time_ms_p99: u64,
+    pub frame_time_ms_p99: Option<u64>,
     /// `Janky frames (legacy)` (12+); `None` when recomputed (needs the SF/app vsync offsets).
     pub janky_frames_legacy: Option<u64>,
     /// `Number Frame deadline missed (legacy)` (12+); `None` when recomputed.
     pub missed_deadline_legacy_count: Option<u64>,
-    /// (bucket ms, frames) over gfxinfo's own 57 + 97 buckets, in the dump's order.
+    /// (bucket ms, frames) over gfxinfo's own 57 + 97 buckets, in the dump's order; empty when not printed.
     pub histogram: Vec<(u32, u64)>,
 }
 
 impl From<&GfxSummary> for JankTrackerNumbers {
-    /// The numbers exactly as printed (`numbers: "as_dumped"`); a line the block lacks reads 0 (or `None`).
+    /// The numbers exactly as printed (`numbers: "as_dumped"`); a line the block lacks is `None`.
     fn from(s: &GfxSummary) -> Self {
         JankTrackerNumbers {
             numbers: "as_dumped",
-            total_frames: s.total_frames_rendered.unwrap_or(0),
-            janky_frames: s.janky_frames.unwrap_or(0),
-            janky_pct: s.janky_pct.unwrap_or(0.0),
-            missed_vsync_count: s.missed_vsync.unwrap_or(0),
+            total_frames: s.total_frames_rendered,
+            janky_frames: s.janky_frames,
+            janky_pct: s.janky_pct,
+            missed_vsync_count: s.missed_vsync,
             high_input_latency_count: s.high_input_latency,
-            slow_ui_thread_count: s.slow_ui_thread.unwrap_or(0),
-            slow_bitmap_upload_count: s.slow_bitmap_uploads.unwrap_or(0),
-            slow_draw_count: s.slow_issue_draw_commands.unwrap_or(0),
-            missed_deadline_count: s.frame_deadline_missed.unwrap_or(0),
-            frame_time_ms_p50: s.percentile_50_ms.unwrap_or(0),
-            frame_time_ms_p90: s.percentile_90_ms.unwrap_or(0),
-            frame_time_ms_p95: s.percentile_95_ms.unwrap_or(0),
-            frame_time_ms_p99: s.percentile_99_ms.unwrap_or(0),
+            slow_ui_thread_count: s.slow_ui_thread,
+            slow_bitmap_upload_count: s.slow_bitmap_uploads,
+            slow_draw_count: s.slow_issue_draw_commands,
+            missed_deadline_count: s.frame_deadline_missed,
+            frame_time_ms_p50: s.percentile_50_ms,
+            frame_time_ms_p90: s.percentile_90_ms,
+            frame_time_ms_p95: s.percentile_95_ms,
+            frame_time_ms_p99: s.percentile_99_ms,
             janky_frames_legacy: s.janky_frames_legacy,
             missed_deadline_legacy_count: s.frame_deadline_missed_legacy,
             histogram: s.histogram.clone(),
         }
     }
+}
+
+impl JankTrackerNumbers {
+    /// The numbers the PROFILEDATA rows determine, in the order of the dump's lines: total, janky, missed vsync,
+    /// slow UI thread, slow bitmap uploads, slow issue draw commands, frame deadline missed, p50, p90, p95, p99.
+    pub fn row_determined(&self) -> [Option<u64>; 11] {
+        [
+            self.total_frames,
+            self.janky_frames,
+            self.missed_vsync_count,
+            self.slow_ui_thread_count,
+            self.slow_bitmap_upload_count,
+            self.slow_draw_count,
+            self.missed_deadline_count,
+            self.frame_time_ms_p50,
+            self.frame_time_ms_p90,
+            self.frame_time_ms_p95,
+            self.frame_time_ms_p99,
+        ]
+    }
+}
+
+/// Whether `recomputed` equals what the device `printed` for the same window, over the numbers the rows determine
+/// ([`JankTrackerNumbers::row_determined`]; a number the dump does not print is not compared): `None` when the
+/// printed `Total frames rendered` is absent or exceeds `frames` (the finished frames read: the ring buffer of
+/// 120 then no longer holds every frame the device counted), else `Some(equal)`. The device's summary is the
+/// oracle: HWUI's JankTracker counted exactly the finished frames of its ring buffer since its last reset.
+pub fn equals_printed(
+    recomputed: &JankTrackerNumbers,
+    printed: &JankTrackerNumbers,
+    frames: usize,
+) -> Option<bool> {
+    if printed.total_frames? > frames as u64 {
+        return None;
+    }
+    let pairs = recomputed
+        .row_determined()
+        .into_iter()
+        .zip(printed.row_determined());
+    Some(pairs.filter(|(_, p)| p.is_some()).all(|(r, p)| r == p))
 }
 
 /// The `FrameInfo` time stamps JankTracker measures spans between, in `FrameInfoIndex` order (AOSP `FrameInfo.h`;
@@ -251,9 +293,18 @@ impl Histogram {
     }
 }
 
+/// JankTracker's counters while replaying rows.
+#[derive(Debug, Default)]
+struct Counts {
+    janky: u64,
+    missed_deadline: u64,
+    /// Missed vsync, slow UI thread, slow bitmap uploads, slow issue draw commands.
+    causes: [u64; 4],
+}
+
 /// Counts the cause of a janky frame (`COMPARISONS` in AOSP `JankTracker.cpp`): each span against its threshold
 /// from `interval_ns` (cast to integer as HWUI does), only when the span is < 10 s.
-fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64) {
+fn count_causes(n: &mut Counts, row: &FrameInfoRow, interval_ns: i64) {
     let th = |f: f64| (f * interval_ns as f64) as i64;
     let checks = [
         (Stamp::IntendedVsync, Stamp::Vsync, 1),
@@ -268,22 +319,22 @@ fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64
     for (k, (start, end, threshold)) in checks.into_iter().enumerate() {
         let delta = duration(row, start, end);
         if delta >= threshold && delta < IGNORE_EXCEEDING_NS {
-            match k {
-                0 => n.missed_vsync_count += 1,
-                1 => n.slow_ui_thread_count += 1,
-                2 => n.slow_bitmap_upload_count += 1,
-                _ => n.slow_draw_count += 1,
+            if let Some(c) = n.causes.get_mut(k) {
+                *c += 1;
             }
         }
     }
 }
 
 /// JankTracker recomputed from PROFILEDATA rows (`numbers: "recomputed"`), rows in `IntendedVsync` order:
-/// - every row with `duration(IntendedVsync, FrameCompleted) > 0` counts in the total and histogram, whatever
-///   its Flags;
+/// - rows that are not finished frames ([`FrameInfoRow::unfinished`]: HWUI had not called
+///   `JankTracker::finishFrame` for them when dumping, or a measured time is garbage) are not counted;
+/// - every other row with `duration(IntendedVsync, FrameCompleted) > 0` counts in the total and histogram,
+///   whatever its Flags;
 /// - Android 12+ rows (with `FrameDeadline`): SurfaceCanvas rows skip the jank checks; a frame is janky and
-///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (already triple-buffer adjusted); its causes
-///   use the row's frame interval;
+///   "deadline missed" iff `GpuCompleted ≥ FrameDeadline` as dumped (HWUI writes the triple-buffer-adjusted
+///   deadline back into the frame on 12–14 and 15+ alike: not adjusted again); its causes use the row's frame
+///   interval;
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
 ///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is the older (Android 6–7) rule, whose dumps look the
 ///   same, and the 9–11 rule is the one quoted by seed 001); janky iff
@@ -294,16 +345,13 @@ fn count_causes(n: &mut JankTrackerNumbers, row: &FrameInfoRow, interval_ns: i64
 ///
 /// Legacy counts and high input latency are not recomputable: `None`.
 pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNumbers {
-    let mut n = JankTrackerNumbers {
-        numbers: "recomputed",
-        ..JankTrackerNumbers::default()
-    };
+    let mut n = Counts::default();
     let mut hist = Histogram::default();
     let fallback = period_ns
         .or_else(|| frame_period(rows).0)
         .unwrap_or(FALLBACK_INTERVAL_NS);
     let mut swap_deadline: Option<i64> = None;
-    for row in rows {
+    for row in rows.iter().filter(|r| r.unfinished().is_none()) {
         let total = duration(row, Stamp::IntendedVsync, Stamp::FrameCompleted);
         if total <= 0 {
             continue;
@@ -316,8 +364,8 @@ pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNu
             let interval = row.frame_interval_ns.unwrap_or(fallback);
             let done = row.gpu_completed_ns.unwrap_or(row.frame_completed_ns);
             if done >= deadline {
-                n.janky_frames += 1;
-                n.missed_deadline_count += 1;
+                n.janky += 1;
+                n.missed_deadline += 1;
                 count_causes(&mut n, row, interval);
             }
         } else {
@@ -327,7 +375,7 @@ pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNu
             }
             let interval = fallback.max(1);
             if total > interval {
-                n.janky_frames += 1;
+                n.janky += 1;
             }
             let iv_deadline = row.intended_vsync_ns.saturating_add(interval);
             let next =
@@ -336,7 +384,7 @@ pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNu
             if row.frame_completed_ns < next {
                 continue;
             }
-            n.missed_deadline_count += 1;
+            n.missed_deadline += 1;
             let jitter = row.frame_completed_ns.saturating_sub(row.vsync_ns);
             swap_deadline = Some(
                 row.frame_completed_ns
@@ -346,19 +394,33 @@ pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNu
             count_causes(&mut n, row, interval);
         }
     }
-    n.total_frames = hist.total;
-    n.janky_pct = if hist.total == 0 {
+    let janky_pct = if hist.total == 0 {
         0.0
     } else {
-        let pct = n.janky_frames as f32 / hist.total as f32 * 100.0f32;
+        let pct = n.janky as f32 / hist.total as f32 * 100.0f32;
         (f64::from(pct) * 100.0).round() / 100.0
     };
-    n.frame_time_ms_p50 = u64::from(hist.find_percentile(50));
-    n.frame_time_ms_p90 = u64::from(hist.find_percentile(90));
-    n.frame_time_ms_p95 = u64::from(hist.find_percentile(95));
-    n.frame_time_ms_p99 = u64::from(hist.find_percentile(99));
-    n.histogram = hist.entries();
-    n
+    let [missed_vsync, slow_ui, slow_bitmap, slow_draw] = n.causes;
+    let p = |q: u64| Some(u64::from(hist.find_percentile(q)));
+    JankTrackerNumbers {
+        numbers: "recomputed",
+        total_frames: Some(hist.total),
+        janky_frames: Some(n.janky),
+        janky_pct: Some(janky_pct),
+        missed_vsync_count: Some(missed_vsync),
+        high_input_latency_count: None,
+        slow_ui_thread_count: Some(slow_ui),
+        slow_bitmap_upload_count: Some(slow_bitmap),
+        slow_draw_count: Some(slow_draw),
+        missed_deadline_count: Some(n.missed_deadline),
+        frame_time_ms_p50: p(50),
+        frame_time_ms_p90: p(90),
+        frame_time_ms_p95: p(95),
+        frame_time_ms_p99: p(99),
+        janky_frames_legacy: None,
+        missed_deadline_legacy_count: None,
+        histogram: hist.entries(),
+    }
 }
 
 #[cfg(test)]
@@ -496,11 +558,17 @@ mod tests {
         assert_eq!(n.numbers, "recomputed");
         assert_eq!(
             (n.total_frames, n.janky_frames, n.missed_deadline_count),
-            (3, 1, 1)
+            (Some(3), Some(1), Some(1))
         );
-        assert_eq!(n.janky_pct, 33.33);
-        assert_eq!((n.missed_vsync_count, n.slow_ui_thread_count), (1, 1));
-        assert_eq!((n.slow_bitmap_upload_count, n.slow_draw_count), (0, 0));
+        assert_eq!(n.janky_pct, Some(33.33));
+        assert_eq!(
+            (n.missed_vsync_count, n.slow_ui_thread_count),
+            (Some(1), Some(1))
+        );
+        assert_eq!(
+            (n.slow_bitmap_upload_count, n.slow_draw_count),
+            (Some(0), Some(0))
+        );
         let filled: Vec<(u32, u64)> = n.histogram.iter().copied().filter(|e| e.1 > 0).collect();
         assert_eq!(filled, vec![(9, 1), (19, 1), (31, 1)]);
         // p50: pos 1, remaining 2 -> 31 (1), 19 (0). p90..p99: pos 2, remaining 1 -> 31.
@@ -510,7 +578,7 @@ mod tests {
             n.frame_time_ms_p95,
             n.frame_time_ms_p99,
         );
-        assert_eq!(p, (19, 31, 31, 31));
+        assert_eq!(p, (Some(19), Some(31), Some(31), Some(31)));
         assert_eq!(
             (n.janky_frames_legacy, n.high_input_latency_count),
             (None, None)
@@ -530,7 +598,7 @@ mod tests {
         let n = recompute(&rows, None);
         assert_eq!(
             (n.total_frames, n.janky_frames, n.missed_deadline_count),
-            (4, 1, 1)
+            (Some(4), Some(1), Some(1))
         );
         assert_eq!(
             (
@@ -538,17 +606,17 @@ mod tests {
                 n.slow_ui_thread_count,
                 n.slow_bitmap_upload_count
             ),
-            (0, 0, 0)
+            (Some(0), Some(0), Some(0))
         );
-        assert_eq!(n.slow_draw_count, 1);
+        assert_eq!(n.slow_draw_count, Some(1));
     }
 
     #[test]
     fn no_frames_prints_4950() {
         let n = recompute(&[], None);
-        assert_eq!((n.total_frames, n.janky_pct), (0, 0.0));
-        assert_eq!(n.frame_time_ms_p50, 4950);
-        assert_eq!(n.frame_time_ms_p99, 4950);
+        assert_eq!((n.total_frames, n.janky_pct), (Some(0), Some(0.0)));
+        assert_eq!(n.frame_time_ms_p50, Some(4950));
+        assert_eq!(n.frame_time_ms_p99, Some(4950));
     }
 
     #[test]
@@ -567,7 +635,7 @@ mod tests {
         assert_eq!(n.numbers, "as_dumped");
         assert_eq!(
             (n.total_frames, n.janky_frames, n.janky_pct),
-            (188, 25, 13.30)
+            (Some(188), Some(25), Some(13.30))
         );
         assert_eq!(
             (n.janky_frames_legacy, n.high_input_latency_count),
@@ -575,7 +643,13 @@ mod tests {
         );
         assert_eq!(
             (n.frame_time_ms_p99, n.histogram.clone()),
-            (550, vec![(5, 22)])
+            (Some(550), vec![(5, 22)])
         );
+        // Lines the block does not print (an Android 7 dump has no `Number Frame deadline missed`) stay absent.
+        assert_eq!(
+            (n.missed_deadline_count, n.slow_ui_thread_count),
+            (None, None)
+        );
+        assert_eq!(n.frame_time_ms_p50, None);
     }
 }

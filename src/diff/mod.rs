@@ -319,7 +319,10 @@ fn capture_jank(c: &crate::analysis::capture::CaptureReport, rows: &mut [TriageR
             .find(|n| n.numbers == "recomputed")
             .or(l.jank_tracker.first());
         let (janky, total) = match (c.source, tracked) {
-            (crate::model::Source::Gfxinfo, Some(n)) => (n.janky_frames, n.total_frames),
+            (crate::model::Source::Gfxinfo, Some(n)) => match (n.janky_frames, n.total_frames) {
+                (Some(janky), Some(total)) => (janky, total),
+                _ => continue,
+            },
             (crate::model::Source::SfLatency, _) => match l.pacing.perfdog_jank {
                 Some(j) => (j, l.frames),
                 None => continue,

@@ -170,10 +170,13 @@ fn capture_verdict(report: &CaptureReport) -> String {
             ));
         }
         if let Some(j) = l.jank_tracker.iter().find(|j| j.numbers == "recomputed") {
-            words.push(format!(
-                "JankTracker {} of {} frames janky ({:.1} %)",
-                j.janky_frames, j.total_frames, j.janky_pct
-            ));
+            if let (Some(janky), Some(total), Some(pct)) =
+                (j.janky_frames, j.total_frames, j.janky_pct)
+            {
+                words.push(format!(
+                    "JankTracker {janky} of {total} frames janky ({pct:.1} %)"
+                ));
+            }
         }
         if let Some(skipped) = l.skipped_frames {
             let sm = p
@@ -197,7 +200,13 @@ fn capture_verdict(report: &CaptureReport) -> String {
     out
 }
 
-/// gfxinfo: JankTracker per window (recomputed and as dumped, on separate rows) and per process (as dumped).
+/// A JankTracker number, or `–` when the dump does not print its line (absent, not 0).
+fn jt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "–".into(), |v| v.to_string())
+}
+
+/// gfxinfo: JankTracker per window (recomputed and as dumped, on separate rows, with whether the recomputation
+/// equals the printed numbers) and per process (as dumped). A line the dump lacks shows `–`.
 fn jank_tracker_section(report: &CaptureReport) -> String {
     let mut t = table(&[
         "window / process",
@@ -211,30 +220,42 @@ fn jank_tracker_section(report: &CaptureReport) -> String {
         "slow draw",
         "deadline missed",
         "p50/p90/p95/p99 ms",
+        "= printed",
     ]);
     let mut rows = 0;
-    let mut add = |name: &str, n: &JankTrackerNumbers| {
+    let mut add = |name: &str, n: &JankTrackerNumbers, equal: String| {
         rows += 1;
         t.add_row(vec![
             label::elide(name, 48),
             n.numbers.to_string(),
-            n.total_frames.to_string(),
-            n.janky_frames.to_string(),
-            format!("{:.2}", n.janky_pct),
-            n.missed_vsync_count.to_string(),
-            n.slow_ui_thread_count.to_string(),
-            n.slow_bitmap_upload_count.to_string(),
-            n.slow_draw_count.to_string(),
-            n.missed_deadline_count.to_string(),
+            jt(n.total_frames),
+            jt(n.janky_frames),
+            n.janky_pct
+                .map_or_else(|| "–".into(), |v| format!("{v:.2}")),
+            jt(n.missed_vsync_count),
+            jt(n.slow_ui_thread_count),
+            jt(n.slow_bitmap_upload_count),
+            jt(n.slow_draw_count),
+            jt(n.missed_deadline_count),
             format!(
                 "{}/{}/{}/{}",
-                n.frame_time_ms_p50, n.frame_time_ms_p90, n.frame_time_ms_p95, n.frame_time_ms_p99
+                jt(n.frame_time_ms_p50),
+                jt(n.frame_time_ms_p90),
+                jt(n.frame_time_ms_p95),
+                jt(n.frame_time_ms_p99)
             ),
+            equal,
         ]);
     };
     for l in &report.layers {
         for n in &l.jank_tracker {
-            add(l.layer_name.as_deref().unwrap_or("-"), n);
+            let equal = match (n.numbers, l.recomputed_equals_printed) {
+                ("recomputed", Some(true)) => "yes".to_string(),
+                ("recomputed", Some(false)) => "NO".to_string(),
+                ("recomputed", None) => "n/a".to_string(),
+                _ => String::new(),
+            };
+            add(l.layer_name.as_deref().unwrap_or("-"), n, equal);
         }
     }
     for p in &report.processes {
@@ -244,15 +265,27 @@ fn jank_tracker_section(report: &CaptureReport) -> String {
                 (Some(name), None) => format!("{name} (process)"),
                 (None, _) => "(process)".to_string(),
             };
-            add(&name, n);
+            add(&name, n, String::new());
         }
     }
+    let empty = report
+        .diagnostics
+        .count(crate::sources::gfxinfo::EMPTY_BLOCK);
+    let note = if empty > 0 {
+        format!(
+            "Nothing drawn: {empty} PROFILEDATA block(s) without rows — the window drew no frame since its stats \
+             were last reset (`framestats reset`, or the window is new); use the app, then dump again.\n"
+        )
+    } else {
+        String::new()
+    };
     if rows == 0 {
-        return String::new();
+        return note;
     }
     format!(
-        "JankTracker (gfxinfo; recomputed = from the PROFILEDATA rows, ≤ 120 frames; as_dumped = what the device \
-         printed since its last reset — never mixed)\n{t}\n\n"
+        "{note}JankTracker (gfxinfo; recomputed = from the PROFILEDATA rows, ≤ 120 frames; as_dumped = what the device \
+         printed since its last reset — never mixed; = printed: the recomputation equals the window's printed \
+         numbers, n/a when it printed more frames than its rows hold; – = line not in the dump)\n{t}\n\n"
     )
 }
 

@@ -138,6 +138,8 @@ struct Reader {
     capture: SfLatencyCapture,
     frames: SeriesFrames,
     period: Option<i64>,
+    /// Line of the first refresh-period line.
+    period_line: u64,
     dump: Option<Dump>,
     /// Actual present of the last frame kept (Chromium's `last_timestamp`).
     last_kept: Option<i64>,
@@ -175,7 +177,10 @@ impl Reader {
                     ));
                 }
                 match self.period {
-                    None => self.period = Some(p),
+                    None => {
+                        self.period = Some(p);
+                        self.period_line = line_no;
+                    }
                     Some(first) if first != p => d.note(note::PERIOD_CHANGED, line_no),
                     Some(_) => {}
                 }
@@ -255,6 +260,7 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
         mut capture,
         frames,
         period,
+        period_line,
         ..
     } = state;
     let Some(period) = period else {
@@ -267,11 +273,13 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
     };
     if capture.rows == 0 {
         return Err(fail(
-            0,
-            "only the refresh period, no frame rows: the layer name given to `dumpsys SurfaceFlinger --latency` \
-             matched no layer (list the names with `adb shell dumpsys SurfaceFlinger --list`; games draw into \
-             `SurfaceView - <package>/<activity>#N`)"
-                .into(),
+            period_line,
+            format!(
+                "the device printed only its refresh period (\"{period}\") and no frame rows: the layer name \
+                 given to `dumpsys SurfaceFlinger --latency` matched no layer, or the layer drew nothing; list the \
+                 names with `adb shell dumpsys SurfaceFlinger --list` (games draw into \
+                 `SurfaceView - <package>/<activity>#N`) and dump again while the app draws"
+            ),
         ));
     }
     // Frames are kept in actual-present order already (each dump ascending, later dumps only newer frames).

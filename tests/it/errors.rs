@@ -367,3 +367,75 @@ fn events_thousands_behind_the_others_are_paired_as_if_all_were_sorted_first() {
     assert_eq!(got.actual, want.actual);
     assert_eq!(got.expected, want.expected);
 }
+
+/// The device's own failure lines (AOSP `ActivityManagerService.dumpGraphicsHardwareUsage`,
+/// `DumpUtils.checkDumpPermission`): a file holding only such a failure is recognised, and `analyze` exits 2
+/// quoting the device's words and saying what to do; `batch` gives the row that error.
+#[test]
+fn the_devices_own_gfxinfo_failures_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 2\n\n\
+             ** Graphics info for pid 123 [com.example] **\n\
+             Failure while dumping the app: ProcessRecord{1a2b3c 123:com.example/u0a77}\n",
+            "Failure while dumping the app: ProcessRecord{1a2b3c 123:com.example/u0a77}",
+            "start the app again",
+        ),
+        (
+            "No process found for: com.example\n",
+            "No process found for: com.example",
+            "the app was not running",
+        ),
+        (
+            "Permission Denial: can't dump gfxinfo from from pid=4242, uid=10077 due to missing \
+             android.permission.DUMP permission\n",
+            "Permission Denial: can't dump gfxinfo from from pid=4242",
+            "android.permission.DUMP",
+        ),
+    ];
+    for (i, (body, words, advice)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("failed{i}.txt"));
+        std::fs::write(&path, body).unwrap();
+        assert_clean_failure(&path, words);
+        assert_clean_failure(&path, advice);
+        let out = ftl(&["batch", "--format", "json", "-q", path.to_str().unwrap()]);
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let status = rows[0]["status"].as_str().unwrap_or_default();
+        assert!(status.contains(words), "batch row: {rows}");
+    }
+}
+
+/// When other processes were dumped, a failed one is a diagnostic with its line, not an error.
+#[test]
+fn a_failed_process_beside_a_dumped_one_is_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.txt");
+    std::fs::write(
+        &path,
+        "Applications Graphics Acceleration Info:\n\n** Graphics info for pid 1 [a] **\n\
+         Failure while dumping the app: ProcessRecord{1 1:a/u0a1}\n\n** Graphics info for pid 2 [b] **\n\
+         Stats since: 5ns\nTotal frames rendered: 0\nJanky frames: 0 (0.00%)\n",
+    )
+    .unwrap();
+    let out = ftl(&["analyze", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diag = report["diagnostics"].as_object().unwrap();
+    let (what, n) = diag
+        .iter()
+        .find(|(k, _)| k.contains("Failure while dumping the app"))
+        .expect("the failure noted");
+    assert!(what.contains("start the app again"), "{what}");
+    assert_eq!(n["lines"][0], 4);
+}
+
+/// `dumpsys SurfaceFlinger --latency` with only its period line: the layer name matched no layer.
+#[test]
+fn a_latency_dump_with_only_its_period_line_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("period_only.txt");
+    std::fs::write(&path, "16666666\n").unwrap();
+    assert_clean_failure(&path, "16666666");
+    assert_clean_failure(&path, "matched no layer");
+}

@@ -169,7 +169,13 @@ fn real_gfxinfo_capture_gives_the_numbers_the_device_printed() {
                 .ends_with("Alias5SplashActivity")
         })
         .expect("the splash window");
-    assert_eq!(splash["frames"], 120, "the 120-row PROFILEDATA block");
+    // The 120-row PROFILEDATA block holds one frame HWUI had not finished (line 172): left out.
+    assert_eq!(splash["frames"], 119, "the 120-row block's finished frames");
+    assert_eq!(
+        splash["recomputed_equals_printed"],
+        Value::Null,
+        "printed 188 > 119 rows"
+    );
     assert_eq!(splash["presents_from"], "DisplayPresentTime");
     assert_eq!(splash["period_from"], "FrameInterval");
     let period = splash["refresh_period_ms"].as_f64().unwrap();
@@ -519,4 +525,210 @@ fn batch_mixes_traces_and_captures_and_gates_on_pacing() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("perfdog_big_jank>0"), "{stderr}");
     assert!(stderr.contains("linkadb_qq"), "{stderr}");
+}
+
+/// The Android 12–14 PROFILEDATA header (labels `FrameInterval`/`FrameStartTime` swapped relative to the values).
+const GFX_HEADER12: &str = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,\
+    AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,FrameStartTime,SyncQueued,\
+    SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,\
+    GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,";
+
+/// One 12–14 row from its stamps, ms after 1000 s: intended vsync, vsync, sync queued, sync start, issue draw
+/// commands, frame completed, frame deadline (as printed, triple-buffer extension included), GPU completed;
+/// `raw` overrides FrameCompleted and GpuCompleted with raw ns (a slot HWUI had not finished).
+fn gfx_row(flags: i64, ms: [i64; 8], raw: Option<i64>) -> String {
+    let t = |ms: i64| 1_000_000_000_000 + ms * 1_000_000;
+    let [iv, vsync, sq, ss, idcs, fc, deadline, gpu] = ms;
+    let (fc, gpu) = raw.map_or((t(fc), t(gpu)), |v| (v, v));
+    let v = [
+        flags,
+        7,
+        t(iv),
+        t(vsync),
+        0,
+        t(vsync),
+        t(vsync),
+        t(vsync),
+        t(vsync),
+        t(deadline),
+        t(vsync),
+        16_000_000,
+        t(sq),
+        t(ss),
+        t(idcs),
+        t(idcs + 1),
+        fc,
+        0,
+        0,
+        gpu,
+        t(idcs + 1),
+        0,
+        t(idcs + 1),
+    ];
+    let v: Vec<String> = v.iter().map(i64::to_string).collect();
+    format!("{},", v.join(","))
+}
+
+/// A whole-app dump of one window whose summary prints `summary` (lines after `Stats since`) over `rows`.
+fn gfx_dump(summary: &str, rows: &[String]) -> String {
+    gfx_dump_since(999_000_000_000, summary, rows)
+}
+
+/// [`gfx_dump`] with the summaries' `Stats since` (ns).
+fn gfx_dump_since(since_ns: i64, summary: &str, rows: &[String]) -> String {
+    format!(
+        "Applications Graphics Acceleration Info:\n** Graphics info for pid 42 [com.example] **\n\n\
+         Stats since: {since_ns}ns\n{summary}\nProfile data in ms:\n\n\
+         \tcom.example/com.example.Main/android.view.ViewRootImpl@1 (visibility=0)\n\
+         Window: com.example/com.example.Main\nStats since: {since_ns}ns\n{summary}\n\n\
+         ---PROFILEDATA---\n{GFX_HEADER12}\n{}\n---PROFILEDATA---\n\nView hierarchy:\n",
+        rows.join("\n")
+    )
+}
+
+/// What the device prints for the frames of [`oracle_rows`], derived by hand from AOSP `JankTracker.cpp`
+/// (`finishFrame`: a frame counts when duration(IntendedVsync, FrameCompleted) > 0; SurfaceCanvas frames are
+/// exempt from jank; janky = GpuCompleted ≥ FrameDeadline as printed; causes from `COMPARISONS` with the frame
+/// interval, 16 ms) and `ProfileData.cpp` (buckets, `findPercentile`):
+/// - A iv 0: 10 ms, on time.               - B iv 16: 24 − 1 ms stall = 23 ms; GPU 40 ≥ 32: janky; vsync 2 ms
+///   late (missed vsync); UI Vsync→SyncStart 13 − 1 = 12 ms ≥ 8 (slow UI); sync 1 < 3.2; draw 8 < 12.
+/// - C iv 16 (RT re-draw, Flags 2, same IntendedVsync as B): 11 ms, GPU 27 < 32.
+/// - D iv 48 SurfaceCanvas: 52 ms (bucket labelled 53), exempt.
+/// - E iv 64: 36 ms; printed deadline 96 (80 + the triple-buffer interval HWUI already added), GPU 100 ≥ 96:
+///   janky; draw 33 ≥ 12 (slow draw). Adding the extension again (112) would wrongly make it on time.
+/// - F iv 80: not finished when dumped (FrameCompleted a stale value 1 s earlier): not counted.
+/// - G iv 96: garbage 2^58 in FrameCompleted/GpuCompleted: not counted.
+/// - H iv 112 (Flags 1): 18 − 7 ms stall = 11 ms; GPU 129 ≥ 128: janky, no cause over its threshold.
+///
+/// Total 6; janky 3 (50.00 %); missed vsync 1, slow UI 1, slow bitmap 0, slow draw 1, deadline missed 3;
+/// histogram 10, 11 ×2, 23, 36, 53 ms → p50 (pos 3, 3 left: 53, 36, 23) 23 ms, p90/p95/p99 (pos 5) 53 ms.
+/// With F finished in a later dump (15 ms, GPU 95 < 96): total 7, janky 3 (42.86 %), p50 (pos 3, 4 left) 15 ms.
+fn oracle_rows(f_finished: bool) -> Vec<String> {
+    let f = if f_finished {
+        gfx_row(0, [80, 80, 82, 82, 83, 95, 96, 95], None)
+    } else {
+        gfx_row(0, [80, 80, 82, 82, 83, 0, 96, 0], Some(999_000_000_000))
+    };
+    vec![
+        gfx_row(0, [0, 0, 2, 2, 3, 10, 16, 10], None),
+        gfx_row(0, [16, 18, 30, 31, 32, 40, 32, 40], None),
+        gfx_row(2, [16, 16, 20, 20, 21, 27, 32, 27], None),
+        gfx_row(4, [48, 48, 49, 49, 50, 100, 64, 100], None),
+        gfx_row(0, [64, 64, 66, 66, 67, 100, 96, 100], None),
+        f,
+        gfx_row(0, [96, 96, 98, 98, 99, 0, 112, 0], Some(1 << 58)),
+        gfx_row(1, [112, 112, 113, 120, 121, 130, 128, 129], None),
+    ]
+}
+
+fn oracle_summary(total: u64, pct: &str, p50: u64) -> String {
+    format!(
+        "Total frames rendered: {total}\nJanky frames: 3 ({pct}%)\nJanky frames (legacy): 2 (33.33%)\n\
+         50th percentile: {p50}ms\n90th percentile: 53ms\n95th percentile: 53ms\n99th percentile: 53ms\n\
+         Number Missed Vsync: 1\nNumber High input latency: 0\nNumber Slow UI thread: 1\n\
+         Number Slow bitmap uploads: 0\nNumber Slow issue draw commands: 1\nNumber Frame deadline missed: 3\n\
+         Number Frame deadline missed (legacy): 2\nHISTOGRAM: 10ms=1 11ms=2 23ms=1 36ms=1 53ms=1"
+    )
+}
+
+#[test]
+fn janktracker_recomputed_from_the_rows_equals_what_the_device_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = gfx_dump(&oracle_summary(6, "50.00", 23), &oracle_rows(false));
+    let second = gfx_dump(&oracle_summary(7, "42.86", 15), &oracle_rows(true));
+    for (name, body, total, unfinished) in [
+        ("one.txt", first.clone(), 6, 2),
+        ("two.txt", format!("{first}{second}"), 7, 1),
+    ] {
+        let report = analyze_json(&write(dir.path(), name, &body), &[]);
+        let layer = &report["layers"][0];
+        assert_eq!(layer["frames"], total, "{name}");
+        assert_eq!(layer["recomputed_equals_printed"], true, "{name}: {layer}");
+        let re = &layer["jank_tracker"][0];
+        assert_eq!(re["numbers"], "recomputed");
+        assert_eq!(
+            (re["total_frames"].as_u64(), re["janky_frames"].as_u64()),
+            (Some(total), Some(3))
+        );
+        let diag = report["diagnostics"].as_object().unwrap();
+        let left_out: u64 = diag
+            .iter()
+            .filter(|(k, _)| k.contains("left out"))
+            .map(|(_, v)| v["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(left_out, unfinished, "{name}: {diag:?}");
+    }
+    let shown = ftl_ok(&["analyze", path_str(&write(dir.path(), "t.txt", &first))]);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.contains("recomputed") && l.contains(" yes ")),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_summary_line_the_release_does_not_print_is_null_not_zero() {
+    // Android 7 prints no `Number Frame deadline missed` (nor the legacy lines).
+    let summary = "Total frames rendered: 6\nJanky frames: 3 (50.00%)\n50th percentile: 23ms\n\
+                   90th percentile: 53ms\n95th percentile: 53ms\n99th percentile: 53ms\nNumber Missed Vsync: 1\n\
+                   Number High input latency: 0\nNumber Slow UI thread: 1\nNumber Slow bitmap uploads: 0\n\
+                   Number Slow issue draw commands: 1";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "n7.txt",
+        &gfx_dump(summary, &oracle_rows(false)),
+    );
+    let report = analyze_json(&path, &[]);
+    let dumped = &report["processes"][0]["jank_tracker"];
+    assert_eq!(dumped["numbers"], "as_dumped");
+    assert_eq!(dumped["missed_deadline_count"], Value::Null);
+    assert_eq!(dumped["missed_vsync_count"], 1);
+    // The lines it does print still equal the recomputation.
+    assert_eq!(report["layers"][0]["recomputed_equals_printed"], true);
+    let shown = ftl_ok(&["analyze", path_str(&path)]);
+    let row = shown
+        .lines()
+        .find(|l| l.contains("as_dumped") && l.contains("process"))
+        .expect("the process row");
+    assert!(row.contains('–'), "{row}");
+}
+
+#[test]
+fn an_empty_profiledata_block_says_nothing_was_drawn() {
+    // `framestats reset` prints, then clears: the next dump's block is empty until the app draws again.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = "Total frames rendered: 0\nJanky frames: 0 (0.00%)\n50th percentile: 4950ms";
+    let path = write(dir.path(), "empty.txt", &gfx_dump(summary, &[]));
+    let shown = ftl_ok(&["analyze", path_str(&path)]);
+    assert!(
+        shown.contains("Nothing drawn: 1 PROFILEDATA block"),
+        "{shown}"
+    );
+    let report = analyze_json(&path, &[]);
+    let diag = report["diagnostics"].as_object().unwrap();
+    assert!(
+        diag.keys().any(|k| k.contains("nothing was drawn")),
+        "{diag:?}"
+    );
+}
+
+#[test]
+fn rows_of_a_dump_before_a_reset_are_not_compared_with_the_later_summary() {
+    // `framestats reset` between two dumps: JankTracker::reset clears the counts and the ring buffer, so the
+    // second summary (Stats since 1000.2 s) counts one frame K: iv 208 ms, 12 ms, GPU 220 < deadline 224.
+    let dir = tempfile::tempdir().unwrap();
+    let first = gfx_dump(&oracle_summary(6, "50.00", 23), &oracle_rows(false));
+    let k = gfx_row(0, [208, 208, 210, 210, 211, 220, 224, 220], None);
+    let summary = "Total frames rendered: 1\nJanky frames: 0 (0.00%)\n50th percentile: 12ms\n\
+                   90th percentile: 12ms\n95th percentile: 12ms\n99th percentile: 12ms\nNumber Missed Vsync: 0\n\
+                   Number Slow UI thread: 0\nNumber Slow bitmap uploads: 0\n\
+                   Number Slow issue draw commands: 0\nNumber Frame deadline missed: 0";
+    let second = gfx_dump_since(1_000_200_000_000, summary, &[k]);
+    let path = write(dir.path(), "reset.txt", &format!("{first}{second}"));
+    let layer = &analyze_json(&path, &[])["layers"][0];
+    assert_eq!(layer["frames"], 7, "every finished frame of both dumps");
+    assert_eq!(layer["jank_tracker"][0]["total_frames"], 7);
+    assert_eq!(layer["recomputed_equals_printed"], true, "{layer}");
 }

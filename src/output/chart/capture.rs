@@ -202,8 +202,10 @@ fn layer_numbers(layer: &CaptureLayer) -> Vec<(&'static str, String)> {
         .find(|j| j.numbers == "recomputed")
     {
         let janky = format!(
-            "{:.2} % ({}/{})",
-            j.janky_pct, j.janky_frames, j.total_frames
+            "{} ({}/{})",
+            opt(j.janky_pct, |v| format!("{v:.2} %")),
+            opt(j.janky_frames, int),
+            opt(j.total_frames, int)
         );
         n.push(("JankTracker janky", janky));
         let (p50, p90, p99) = (
@@ -211,6 +213,7 @@ fn layer_numbers(layer: &CaptureLayer) -> Vec<(&'static str, String)> {
             j.frame_time_ms_p90,
             j.frame_time_ms_p99,
         );
+        let (p50, p90, p99) = (opt(p50, int), opt(p90, int), opt(p99, int));
         n.push(("p50 / p90 / p99", format!("{p50}/{p90}/{p99} ms")));
     }
     n
@@ -345,9 +348,10 @@ fn nothing(report: &CaptureReport) -> Vec<String> {
             _ => format!("{name}: {} presents", l.pacing.presented_frames),
         });
         for j in l.jank_tracker.iter().filter(|j| j.numbers == "as_dumped") {
-            let (frames, pct) = (j.total_frames, j.janky_pct);
+            let frames = opt(j.total_frames, |v| v.to_string());
+            let pct = opt(j.janky_pct, |v| format!("{v:.2}"));
             lines.push(format!(
-                "    JankTracker as dumped: {frames} frames, janky {pct:.2} %"
+                "    JankTracker as dumped: {frames} frames, janky {pct} %"
             ));
         }
     }
