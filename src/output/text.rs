@@ -189,7 +189,16 @@ fn capture_verdict(report: &CaptureReport) -> String {
         }
     }
     if lines.is_empty() {
-        return "Verdict    nothing to measure: no frames with present times, no Choreographer skips\n\n".into();
+        let empty = report
+            .diagnostics
+            .count(crate::sources::gfxinfo::EMPTY_BLOCK);
+        return if empty > 0 {
+            "Verdict    nothing drawn: the window(s) drew no frame since their stats were last reset (empty \
+             PROFILEDATA); use the app, then dump again\n\n"
+                .into()
+        } else {
+            "Verdict    nothing to measure: no frames with present times, no Choreographer skips\n\n".into()
+        };
     }
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {

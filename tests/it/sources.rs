@@ -706,6 +706,8 @@ fn an_empty_profiledata_block_says_nothing_was_drawn() {
         shown.contains("Nothing drawn: 1 PROFILEDATA block"),
         "{shown}"
     );
+    let verdict = shown.lines().find(|l| l.starts_with("Verdict")).unwrap();
+    assert!(verdict.contains("nothing drawn"), "{verdict}");
     let report = analyze_json(&path, &[]);
     let diag = report["diagnostics"].as_object().unwrap();
     assert!(
