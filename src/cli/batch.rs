@@ -359,20 +359,26 @@ fn regressions(rows: &[TriageRow], conditions: &[Condition]) -> String {
 
 /// The device column: product and Android release from the build fingerprint ([`label::device`]).
 fn device(fingerprint: Option<&str>) -> String {
-    fingerprint.map_or_else(|| "-".into(), |f| label::elide(&label::device(f), 24))
+    fingerprint.map_or_else(
+        || label::ABSENT.into(),
+        |f| label::elide(&label::device(f), 24),
+    )
 }
 
 /// A layer name for the table: readable, at most 40 characters.
 fn layer(name: Option<&str>) -> String {
-    name.map_or_else(|| "-".into(), |n| label::elide(&label::layer_label(n), 40))
+    name.map_or_else(
+        || label::ABSENT.into(),
+        |n| label::elide(&label::layer_label(n), 40),
+    )
 }
 
 fn num(v: Option<f64>, decimals: usize) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:.decimals$}"))
+    v.map_or_else(|| label::ABSENT.into(), |v| format!("{v:.decimals$}"))
 }
 
 fn count(v: Option<u64>) -> String {
-    v.map_or_else(|| "-".into(), |v| v.to_string())
+    v.map_or_else(|| label::ABSENT.into(), |v| v.to_string())
 }
 
 /// The text report: the top rows, then problems and the summary line.
@@ -427,7 +433,7 @@ fn render(
             num(r.frame_dur_ms_p99, 2),
             num(r.overrun_ms_p99, 2),
             r.max_frame_delay
-                .map_or_else(|| "-".into(), |d| format!("{d} vsync")),
+                .map_or_else(|| label::ABSENT.into(), |d| format!("{d} vsync")),
             num(r.agreement_pct, 1),
             count(r.diagnostics_count),
         ]);

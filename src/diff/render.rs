@@ -9,16 +9,16 @@ use std::fmt::Write;
 const HEADLINE: [&str; 3] = ["janky_pct", "frame_dur_ms_p90", "frame_dur_ms_p99"];
 
 fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+    v.map_or_else(|| label::ABSENT.into(), |v| format!("{v:.2}"))
 }
 
 fn signed(v: Option<f64>, unit: &str) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:+.2}{unit}"))
+    v.map_or_else(|| label::ABSENT.into(), |v| format!("{v:+.2}{unit}"))
 }
 
 fn p(v: Option<f64>) -> String {
     v.map_or_else(
-        || "-".into(),
+        || label::ABSENT.into(),
         |v| {
             if v < 1e-3 {
                 format!("{v:.1e}")

@@ -444,7 +444,12 @@ pub fn gate_failures(diff: &Diff, gates: &[Gate], significance: bool) -> String 
             .iter()
             .filter(|r| g.holds(r, significance))
             .map(|r| {
-                let v = |x: Option<f64>| x.map_or_else(|| "-".into(), |x| format!("{x:.2}"));
+                let v = |x: Option<f64>| {
+                    x.map_or_else(
+                        || crate::output::label::ABSENT.into(),
+                        |x| format!("{x:.2}"),
+                    )
+                };
                 format!(
                     "{} ({} {} -> {}, {}{}, adjusted p {})",
                     r.scope(),
@@ -457,8 +462,10 @@ pub fn gate_failures(diff: &Diff, gates: &[Gate], significance: bool) -> String 
                         ""
                     },
                     v(r.delta_value),
-                    r.adjusted_p_value
-                        .map_or_else(|| "-".into(), |p| format!("{p:.2e}"))
+                    r.adjusted_p_value.map_or_else(
+                        || crate::output::label::ABSENT.into(),
+                        |p| format!("{p:.2e}")
+                    )
                 )
             })
             .collect();

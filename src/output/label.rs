@@ -1,4 +1,9 @@
-//! Short, readable layer names for terminals and charts (full names stay in JSON, CSV and Parquet).
+//! Short, readable layer names for terminals and charts (full names stay in JSON, CSV and Parquet), and the
+//! mark of an absent value.
+
+/// What terminal tables and pictures show for a value the input does not hold (JSON, CSV and Parquet write
+/// null): an en dash, never `0` or a hyphen that reads as a minus.
+pub const ABSENT: &str = "–";
 
 /// `com.google.samples.apps.nowinandroid` → `com.google...nowinandroid` when longer than 24 characters.
 fn short_package(package: &str) -> String {

@@ -13,7 +13,7 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
 fn ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+    v.map_or_else(|| label::ABSENT.into(), |v| format!("{v:.2}"))
 }
 
 fn ns_ms(v: Option<i64>) -> String {
@@ -135,7 +135,7 @@ fn capture_verdict(report: &CaptureReport) -> String {
         let name = match (&l.layer_name, l.pid) {
             (Some(name), _) => label::elide(&label::layer_label(name), 60),
             (None, Some(pid)) => format!("pid {pid}"),
-            (None, None) => "-".into(),
+            (None, None) => label::ABSENT.into(),
         };
         let mut words = Vec::new();
         // Where the source says when frames were asked for, idle gaps are left out (`ftl explain idle`).
@@ -209,11 +209,6 @@ fn capture_verdict(report: &CaptureReport) -> String {
     out
 }
 
-/// A JankTracker number, or `–` when the dump does not print its line (absent, not 0).
-fn jt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "–".into(), |v| v.to_string())
-}
-
 /// gfxinfo: JankTracker per window (recomputed and as dumped, on separate rows, with whether the recomputation
 /// equals the printed numbers) and per process (as dumped). A line the dump lacks shows `–`.
 fn jank_tracker_section(report: &CaptureReport) -> String {
@@ -237,21 +232,20 @@ fn jank_tracker_section(report: &CaptureReport) -> String {
         t.add_row(vec![
             label::elide(name, 48),
             n.numbers.to_string(),
-            jt(n.total_frames),
-            jt(n.janky_frames),
-            n.janky_pct
-                .map_or_else(|| "–".into(), |v| format!("{v:.2}")),
-            jt(n.missed_vsync_count),
-            jt(n.slow_ui_thread_count),
-            jt(n.slow_bitmap_upload_count),
-            jt(n.slow_draw_count),
-            jt(n.missed_deadline_count),
+            opt(n.total_frames),
+            opt(n.janky_frames),
+            ms(n.janky_pct),
+            opt(n.missed_vsync_count),
+            opt(n.slow_ui_thread_count),
+            opt(n.slow_bitmap_upload_count),
+            opt(n.slow_draw_count),
+            opt(n.missed_deadline_count),
             format!(
                 "{}/{}/{}/{}",
-                jt(n.frame_time_ms_p50),
-                jt(n.frame_time_ms_p90),
-                jt(n.frame_time_ms_p95),
-                jt(n.frame_time_ms_p99)
+                opt(n.frame_time_ms_p50),
+                opt(n.frame_time_ms_p90),
+                opt(n.frame_time_ms_p95),
+                opt(n.frame_time_ms_p99)
             ),
             equal,
         ]);
@@ -264,7 +258,7 @@ fn jank_tracker_section(report: &CaptureReport) -> String {
                 ("recomputed", None) => "n/a".to_string(),
                 _ => String::new(),
             };
-            add(l.layer_name.as_deref().unwrap_or("-"), n, equal);
+            add(l.layer_name.as_deref().unwrap_or(label::ABSENT), n, equal);
         }
     }
     for p in &report.processes {
@@ -327,7 +321,7 @@ fn gt_section(report: &CaptureReport) -> String {
             l.pacing
                 .gt_sm_per_second
                 .as_ref()
-                .map_or_else(|| "-".into(), |s| s.len().to_string()),
+                .map_or_else(|| label::ABSENT.into(), |s| s.len().to_string()),
             match (l.pacing.gt_sm, l.pacing.gt_sm_min) {
                 (Some(m), Some(min)) => format!("{m:.1} / {min}"),
                 _ if l.pacing.gt_sm_per_second.is_none()
@@ -362,7 +356,7 @@ fn vsync_section(report: &Report) -> String {
         "Vsync      {hz:.2} Hz, period {:.3} ms ({source})\n",
         period as f64 / 1e6
     );
-    let num = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let num = |v: Option<i64>| v.map_or_else(|| label::ABSENT.to_string(), |v| v.to_string());
     for w in &v.windows {
         if v.windows.len() > 1 {
             let _ = writeln!(
@@ -418,7 +412,12 @@ fn agreement_section(report: &Report) -> String {
         a.rules_source,
         a.present_threshold_ns as f64 / 1e6
     );
-    let pct = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    let pct = |r: Option<f64>| {
+        r.map_or_else(
+            || label::ABSENT.to_string(),
+            |r| format!("{:.1}%", r * 100.0),
+        )
+    };
     for (kind, k) in [
         ("DisplayFrames", &a.display_frames),
         ("SurfaceFrames", &a.surface_frames),
@@ -581,12 +580,13 @@ fn late_stages_section(layers: &[LayerSummary]) -> String {
     format!("Why late (frames per stage; `ftl explain stages`)\n{t}\n\n")
 }
 
+/// A value, or [`label::ABSENT`] when the input does not hold it (absent, not 0).
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "-".into(), |v| v.to_string())
+    v.map_or_else(|| label::ABSENT.into(), |v| v.to_string())
 }
 
 fn opt1(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+    v.map_or_else(|| label::ABSENT.into(), |v| format!("{v:.1}"))
 }
 
 /// The "Frame pacing" table: per layer / window, the pacing metrics of its presents under their owners' names
@@ -611,7 +611,7 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
     let mut notes = String::new();
     for (name, p) in layers {
         let pair = |a: String, b: String| {
-            if a == "-" {
+            if a == label::ABSENT {
                 a
             } else {
                 format!("{a} / {b}")
@@ -626,7 +626,7 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
             opt1(p.fps_1pct_low),
             opt(p.jank_count),
             p.max_frame_delay
-                .map_or_else(|| "-".into(), |d| format!("{d} vsync")),
+                .map_or_else(|| label::ABSENT.into(), |d| format!("{d} vsync")),
             pair(opt(p.perfdog_jank), opt(p.perfdog_big_jank)),
             ms(p.perfdog_stutter_pct),
             pair(opt1(p.sm), opt(p.sm_min)),

@@ -10,7 +10,7 @@ use crate::analysis::capture::{CaptureLayer, CaptureReport};
 use crate::analysis::idle::{active_presents, idle_intervals};
 use crate::analysis::pacing::perfdog_janks;
 use crate::model::Source;
-use crate::output::label::layer_label;
+use crate::output::label::{layer_label, ABSENT};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use std::cmp::Reverse;
@@ -100,7 +100,7 @@ pub struct CaptureChart {
 
 /// `Some(x)` formatted, or `-`.
 fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map_or_else(|| "-".to_string(), f)
+    v.map_or_else(|| ABSENT.to_string(), f)
 }
 
 /// The window of `spec` over `first..last` (ns): the whole capture unless a range is given.
