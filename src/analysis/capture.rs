@@ -3,7 +3,7 @@
 //! GT's SM), with the capture's diagnostics; and its frames as rows.
 
 use super::gt::gt_sm;
-use super::janktracker::{duration, equals_printed, recompute, JankTrackerNumbers, Stamp};
+use super::janktracker::{compare_with_printed, duration, recompute, JankTrackerNumbers, Stamp};
 use super::pacing::{pacing, Pacing};
 use super::Config;
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
@@ -225,23 +225,14 @@ pub fn gfxinfo(
             let printed = w.summary.as_ref().map(JankTrackerNumbers::from);
             if !w.rows.is_empty() {
                 let recomputed = recompute(&w.rows, config.vsync_period_ns);
-                layer.recomputed_equals_printed = printed.as_ref().and_then(|p| {
-                    // The printed summary counts the frames since its `Stats since` (JankTracker::reset, which
-                    // also clears the ring buffer); rows of an earlier dump, before that reset, are not its own.
-                    let since = w.summary.as_ref().and_then(|s| s.stats_since_ns);
-                    let own: Vec<_> = w
-                        .rows
-                        .iter()
-                        .filter(|r| since.is_none_or(|t| r.sync_start_ns >= t))
-                        .copied()
-                        .collect();
-                    if own.len() == w.rows.len() {
-                        equals_printed(&recomputed, p, own.len())
-                    } else {
-                        let since_reset = recompute(&own, config.vsync_period_ns);
-                        equals_printed(&since_reset, p, own.len())
-                    }
-                });
+                // Rows dropped at read time (`--gfxinfo-drop-flagged`) are frames JankTracker counted.
+                layer.recomputed_equals_printed = printed
+                    .as_ref()
+                    .filter(|_| !config.gfxinfo_drop_flagged_rows)
+                    .and_then(|p| {
+                        let since = w.summary.as_ref().and_then(|s| s.stats_since_ns);
+                        compare_with_printed(&w.rows, config.vsync_period_ns, p, since)
+                    });
                 layer.jank_tracker.push(recomputed);
             }
             layer.jank_tracker.extend(printed);

@@ -125,6 +125,59 @@ pub fn equals_printed(
     Some(pairs.filter(|(_, p)| p.is_some()).all(|(r, p)| r == p))
 }
 
+/// Most frames a window's summary may lack beside its rows (Android 12+): `CanvasContext::dumpFrames` prints the
+/// summary before the rows, and JankTracker counts a frame when its surface stats arrive, on another thread —
+/// frames that finish between the two prints are in the rows only.
+const MAX_FINISHED_AFTER_SUMMARY: u64 = 3;
+
+/// Whether JankTracker recomputed from a window's `rows` equals its `printed` summary ([`equals_printed`]), over
+/// the rows of that summary: those that started (`SyncStart`) at or after its `Stats since` (`stats_since_ns`;
+/// `JankTracker::reset` clears the ring buffer, so rows of an earlier concatenated dump are not its own). On
+/// Android 12+ rows, when the rows hold 1–3 counted frames more than the summary, the newest ones (by
+/// `SyncStart`) are taken to have finished after the summary was printed and are left out of the comparison.
+/// `None` as [`equals_printed`].
+pub fn compare_with_printed(
+    rows: &[FrameInfoRow],
+    period_ns: Option<i64>,
+    printed: &JankTrackerNumbers,
+    stats_since_ns: Option<i64>,
+) -> Option<bool> {
+    let mut own: Vec<FrameInfoRow> = rows
+        .iter()
+        .filter(|r| stats_since_ns.is_none_or(|t| r.sync_start_ns >= t))
+        .copied()
+        .collect();
+    let mut recomputed = recompute(&own, period_ns);
+    let extra = recomputed
+        .total_frames?
+        .saturating_sub(printed.total_frames?);
+    let android_12 = own.iter().any(|r| r.frame_deadline_ns.is_some());
+    if android_12 && (1..=MAX_FINISHED_AFTER_SUMMARY).contains(&extra) {
+        let mut newest: Vec<(i64, usize)> = own
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.unfinished().is_none()
+                    && duration(r, Stamp::IntendedVsync, Stamp::FrameCompleted) > 0
+            })
+            .map(|(i, r)| (r.sync_start_ns, i))
+            .collect();
+        newest.sort_unstable();
+        let late: Vec<usize> = newest
+            .iter()
+            .rev()
+            .take(extra as usize)
+            .map(|e| e.1)
+            .collect();
+        own = (0..own.len())
+            .filter(|i| !late.contains(i))
+            .filter_map(|i| own.get(i).copied())
+            .collect();
+        recomputed = recompute(&own, period_ns);
+    }
+    equals_printed(&recomputed, printed, own.len())
+}
+
 /// The `FrameInfo` time stamps JankTracker measures spans between, in `FrameInfoIndex` order (AOSP `FrameInfo.h`;
 /// the relative order is the same on every release), which [`duration`] uses to spot spans crossing `SyncQueued`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -326,6 +379,18 @@ fn count_causes(n: &mut Counts, row: &FrameInfoRow, interval_ns: i64) {
     }
 }
 
+/// The frame interval HWUI fixed when the window's JankTracker was made (Android 9–10: `1 s / display fps`,
+/// truncated to ns; 11: the display's vsync period), from a period measured on the rows: the measured value is
+/// biased by vsync jitter, so one within 1 % of a common refresh rate's is that rate's `1e9 / fps`.
+fn display_interval(measured_ns: i64) -> i64 {
+    const RATES_HZ: [i64; 11] = [30, 48, 50, 60, 72, 75, 90, 100, 120, 144, 165];
+    RATES_HZ
+        .iter()
+        .map(|hz| 1_000_000_000 / hz)
+        .find(|ns| (ns - measured_ns).abs() * 100 <= *ns)
+        .unwrap_or(measured_ns)
+}
+
 /// JankTracker recomputed from PROFILEDATA rows (`numbers: "recomputed"`), rows in `IntendedVsync` order:
 /// - rows that are not finished frames ([`FrameInfoRow::unfinished`]: HWUI had not called
 ///   `JankTracker::finishFrame` for them when dumping, or a measured time is garbage) are not counted;
@@ -336,22 +401,27 @@ fn count_causes(n: &mut Counts, row: &FrameInfoRow, interval_ns: i64) {
 ///   deadline back into the frame on 12–14 and 15+ alike: not adjusted again); its causes use the row's frame
 ///   interval;
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
-///   `EXEMPT_FRAMES_FLAGS`; frame-sources.md's "WindowLayoutChanged too" is the older (Android 6–7) rule, whose dumps look the
-///   same, and the 9–11 rule is the one quoted by seed 001); janky iff
-///   duration > the frame interval (`period_ns` when given — `--vsync-period` —, else the window's period,
-///   [`frame_period`]; 16.67 ms if unknown; the dequeue
-///   forgiveness of that era needs the display offsets and is not applied); "deadline missed" by replaying that
-///   era's swap-deadline state machine over the rows, and the causes are counted on those frames, as it did.
+///   `EXEMPT_FRAMES_FLAGS`; Android 7 is another algorithm, with a process-wide summary this is not compared
+///   with); janky iff duration > the frame interval (`period_ns` when given — `--vsync-period` —, else the
+///   window's [`frame_period`] snapped to a common refresh rate, [`display_interval`]; 16.67 ms if unknown);
+///   "deadline missed" by replaying that era's swap-deadline state machine over the rows in draw (`SyncStart`)
+///   order, and the causes are counted on those frames, as it did. Not applied, for want of data in the dump:
+///   the dequeue forgiveness (needs the display's vsync offsets) and Android 10–11's "shorter than the interval
+///   is on time" exemption (the rows do not say which release printed them).
 ///
 /// Legacy counts and high input latency are not recomputable: `None`.
 pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNumbers {
     let mut n = Counts::default();
     let mut hist = Histogram::default();
     let fallback = period_ns
-        .or_else(|| frame_period(rows).0)
+        .or_else(|| frame_period(rows).0.map(display_interval))
         .unwrap_or(FALLBACK_INTERVAL_NS);
     let mut swap_deadline: Option<i64> = None;
-    for row in rows.iter().filter(|r| r.unfinished().is_none()) {
+    // JankTracker saw the frames in draw order (`SyncStart`), which the swap-deadline replay of Android 9–11
+    // depends on; rows are kept in `IntendedVsync` order, where an RT-animation frame can precede a late UI frame.
+    let mut drawn: Vec<&FrameInfoRow> = rows.iter().filter(|r| r.unfinished().is_none()).collect();
+    drawn.sort_by_key(|r| r.sync_start_ns);
+    for row in drawn {
         let total = duration(row, Stamp::IntendedVsync, Stamp::FrameCompleted);
         if total <= 0 {
             continue;
@@ -397,8 +467,10 @@ pub fn recompute(rows: &[FrameInfoRow], period_ns: Option<i64>) -> JankTrackerNu
     let janky_pct = if hist.total == 0 {
         0.0
     } else {
+        // `ProfileData::dump` prints the float with `%.2f`: exact decimal expansion, ties to even (3.125 → 3.12),
+        // as Rust's formatting rounds.
         let pct = n.janky as f32 / hist.total as f32 * 100.0f32;
-        (f64::from(pct) * 100.0).round() / 100.0
+        format!("{:.2}", f64::from(pct)).parse().unwrap_or(0.0)
     };
     let [missed_vsync, slow_ui, slow_bitmap, slow_draw] = n.causes;
     let p = |q: u64| Some(u64::from(hist.find_percentile(q)));
@@ -609,6 +681,74 @@ mod tests {
             (Some(0), Some(0), Some(0))
         );
         assert_eq!(n.slow_draw_count, Some(1));
+    }
+
+    #[test]
+    fn janky_pct_rounds_ties_to_even_as_printf_does() {
+        // 1 janky of 32: the float is exactly 3.125, which `%.2f` prints as 3.12.
+        let rows: Vec<FrameInfoRow> = (0..32)
+            .map(|i| {
+                let t = 16 * i;
+                let gpu = if i == 0 { t + 20 } else { t + 12 };
+                row12(row(t, t, t + 2, t + 2, t + 3, t + 10), t + 16, gpu, 0)
+            })
+            .collect();
+        let n = recompute(&rows, None);
+        assert_eq!((n.total_frames, n.janky_frames), (Some(32), Some(1)));
+        assert_eq!(n.janky_pct, Some(3.12));
+    }
+
+    #[test]
+    fn a_measured_period_snaps_to_the_display_interval_hwui_fixed() {
+        assert_eq!(display_interval(16_600_000), 16_666_666);
+        assert_eq!(display_interval(16_700_000), 16_666_666);
+        assert_eq!(display_interval(11_100_000), 11_111_111);
+        assert_eq!(display_interval(8_340_000), 8_333_333);
+        assert_eq!(display_interval(20_000_000), 20_000_000);
+    }
+
+    #[test]
+    fn pre12_deadlines_replay_in_draw_order() {
+        // An RT-animation frame (IntendedVsync 16) drawn before a late UI frame (IntendedVsync 0): by SyncStart
+        // the animation frame sets the swap deadline to 32, then the UI frame's is max(48, 16) = 48 > 40: both
+        // on time. Replayed by IntendedVsync, the UI frame would miss its deadline of 16.
+        let late_ui = row(0, 0, 28, 30, 31, 40);
+        let animation = row(16, 16, 18, 20, 21, 25);
+        let n = recompute(&[late_ui, animation], None);
+        assert_eq!((n.total_frames, n.janky_frames), (Some(2), Some(1)));
+        assert_eq!(n.missed_deadline_count, Some(0));
+    }
+
+    #[test]
+    fn frames_finished_after_the_summary_was_printed_are_left_out_of_the_comparison() {
+        let rows = [
+            row12(row(0, 0, 4, 5, 6, 10), 16, 12, 0),
+            row12(row(16, 18, 30, 30, 31, 35), 32, 36, 0),
+            row12(row(32, 32, 33, 40, 41, 70), 48, 71, 0),
+        ];
+        // The device printed its summary when only the first two had finished (their numbers).
+        let printed = recompute(&rows[..2], None);
+        assert_eq!(
+            compare_with_printed(&rows, None, &printed, None),
+            Some(true)
+        );
+        // Not so before Android 12 (JankTracker counted each frame as it was drawn).
+        let old: Vec<FrameInfoRow> = rows
+            .iter()
+            .map(|r| FrameInfoRow {
+                frame_deadline_ns: None,
+                ..*r
+            })
+            .collect();
+        let printed = recompute(&old[..2], None);
+        assert_eq!(
+            compare_with_printed(&old, None, &printed, None),
+            Some(false)
+        );
+        // A printed total above the rows cannot be compared.
+        let mut more = printed;
+        more.total_frames = Some(4);
+        assert_eq!(compare_with_printed(&old, None, &more, None), None);
     }
 
     #[test]
