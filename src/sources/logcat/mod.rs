@@ -1,30 +1,59 @@
-//! `adb logcat` text → Choreographer "Skipped N frames!" events per process, the input of Tencent GT's SM
-//! ([`crate::analysis::gt`]).
+//! `adb logcat` text → per process, Choreographer "Skipped N frames!" events (the input of Tencent GT's SM,
+//! [`crate::analysis::gt`]) and HWUI `Davey!` frames ([`davey`]), with process names where the log gives them.
 //!
 //! `Choreographer.doFrame` (frameworks/base `core/java/android/view/Choreographer.java`) logs, at priority `I`
 //! with tag `Choreographer`, `Skipped <N> frames!  The application may be doing too much work on its main
 //! thread.` when a frame starts `N ≥ debug.choreographer.skipwarning` (default 30) vsync periods late. GT records
 //! it with `adb logcat -v time -s Choreographer:I`.
 //!
-//! Accepted line formats (as `logcat`'s `logprint.cpp` prints them; the tag may be padded to 8 characters):
+//! Accepted line formats (`logcat`'s `logprint.cpp`, `android_log_formatLogLine`; Android Studio's Logcat
+//! window when its lines are copied or exported):
 //!
 //! ```text
 //! -v brief        I/Choreographer( 1234): Skipped 31 frames!  The application may be ...
+//! -v process      I( 1234) Skipped 31 frames!  The application may be ...  (Choreographer)
+//! -v tag          I/Choreographer: Skipped 31 frames!  ...                       (no pid)
+//! -v thread       I( 1234: 1250) Skipped 31 frames!  ...                          (no tag)
 //! -v time         11-23 11:20:03.123 I/Choreographer( 1234): Skipped 31 frames!  ...
 //! -v threadtime   11-23 11:20:03.123  1234  1250 I Choreographer: Skipped 31 frames!  ...
+//! -v long         [ 11-23 11:20:03.123  1234: 1250 I/Choreographer ]   (message on the next lines)
+//! Studio          2026-02-03 16:04:55.322 18439-18439 Choreographer   com.app.ralaunch   I  Skipped 57 frames! ...
+//! Studio (older)  01-29 11:32:58.193 1868-1868/com.app I/Choreographer: Skipped 151 frames!  ...
 //! ```
 //!
-//! `time` and `threadtime` also with a leading year (`-v year`: `2026-11-23 11:20:03.123`), 1–9 fraction digits
-//! (`-v usec`, `-v nsec`) and a zone (`-v zone`: `11:20:03.123 +0800`). `--------- beginning of main` separator
-//! lines, blank lines, a leading U+FEFF and `\r` line ends are accepted; other lines (wrapped text, adb messages)
-//! are counted in the diagnostics, never fatal. Lines of every tag are read (they give the capture's span); only
-//! `Choreographer` lines whose message starts with `Skipped <N> frames!` become events — GT filters on the text
-//! `uch work on its main t` after `-s Choreographer:I`, which selects the same lines.
+//! with logcat's modifiers: `year` (`2026-11-23 …`), `usec`/`nsec` (1–9 fraction digits), `zone`
+//! (`11:20:03.123 +0800`), `epoch` (`1700000000.123`, read as UTC), `monotonic` (`  1234.567`, seconds since
+//! boot), `uid` (`10123:` or a short user name before the pid), `printable` (escapes inside the message only)
+//! and `color` (ANSI escapes around the line, removed); Android Studio's views without some columns (time of day
+//! only, no pid, no tag, no package). `--------- beginning of main` separators, blank lines, a leading U+FEFF and
+//! `\r` line ends are accepted. Other lines are counted in the diagnostics, never fatal: indented continuation
+//! lines of multi-line messages, a first line cut by a paste, wrapped text, adb messages (`-v raw` lines, which
+//! hold only the message, are among them). Lines of every tag are read (they give the capture's span and
+//! process names).
+//!
+//! What becomes what:
+//! - a `Choreographer` line whose message starts with `Skipped <N> frames!` is a [`SkipEvent`] (GT filters on the
+//!   text `uch work on its main t` after `-s Choreographer:I`, which selects the same lines); in a format without
+//!   a tag, a message `Skipped <N> frames!  The application may be doing too much work…` counts;
+//! - a message starting with `Davey! duration=` (HWUI, tag `OpenGLRenderer`) is a [`DaveyFrame`];
+//! - process names ([`ChoreographerLog::process_names`]): Android Studio's package column, and ActivityManager's
+//!   `Start proc <pid>:<name>/<uid> for …` (Android 7+, `ProcessList.java`) or `Start proc <name> for …: pid=<pid>
+//!   uid=…` (before);
+//! - lines without a pid (`-v tag`, Studio views without the pid column) still count: their events are kept
+//!   apart, under an unknown pid, and a diagnostic says how many lines had no pid.
+
+mod davey;
+mod line;
+mod stamp;
+
+pub use davey::DaveyFrame;
 
 use super::for_each_line;
 use crate::error::{Error, Result};
 use crate::model::CaptureDiagnostics;
+use line::{parse_line, Entry, Parsed};
 use serde::Serialize;
+use stamp::{Clock, Stamp};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -33,48 +62,81 @@ use std::path::Path;
 
 /// Diagnostics key: lines in none of the accepted formats.
 const GARBAGE: &str = "lines in no known logcat format (skipped)";
+/// Diagnostics key: an unrecognised first line (the file starts in the middle of a line).
+const CUT_FIRST: &str = "first line not a whole log line (the file starts mid-line?) (skipped)";
+/// Diagnostics key: indented lines that are not entries.
+const CONTINUATION: &str = "indented lines: continuations of multi-line messages (skipped)";
 /// Diagnostics key: entries in another format than the file's first entry.
 const MIXED: &str = "lines in another logcat format than the first line (read anyway)";
 /// Diagnostics key: timestamps earlier than the line before.
 const BACKWARDS: &str = "timestamps going backwards";
 /// Diagnostics key: December → January without a year in the timestamp.
 const ROLLOVER: &str = "year rollovers assumed (December → January, no year in the timestamps)";
+/// Diagnostics key: a time of day far below the one before, without a date.
+const DAY_ROLLOVER: &str = "day rollovers assumed (time of day only, back by more than 12 h)";
 /// Diagnostics key: a Choreographer `Skipped` line whose N could not be read.
 const BAD_SKIP: &str =
     "Choreographer \"Skipped\" lines whose frame count could not be read (skipped)";
+/// Diagnostics key: a `Davey!` line whose duration or times could not be read.
+const BAD_DAVEY: &str = "HWUI \"Davey!\" lines whose duration or times could not be read (skipped)";
+/// Diagnostics key: log lines without a pid.
+const NO_PID: &str =
+    "lines without a pid (-v tag, or a view without the pid column): their skipped frames and \
+     Davey frames cannot be assigned to a process and are reported under an unknown pid";
+/// Diagnostics key: a pid named twice differently.
+const RENAMED: &str =
+    "pids given a second, different process name (pid reused? the first name is kept)";
 /// Diagnostics key: bytes that are not UTF-8.
 const NOT_UTF8: &str = "lines with invalid UTF-8 (decoded lossily)";
 /// Diagnostics key: lines longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES).
 const OVERLONG: &str = "overlong lines (only their first 64 KiB read)";
 /// A file with no logcat line among its first this many lines is rejected without reading on.
 const GIVE_UP_AFTER: u64 = 10_000;
-/// At most this many year rollovers are assumed (keeps the arithmetic bounded); later ones are "backwards".
+/// At most this many year (or day) rollovers are assumed (keeps the arithmetic bounded); later ones are
+/// "backwards".
 const MAX_ROLLOVERS: u32 = 100;
-/// Years accepted in `-v year` timestamps: any two of them (and the 100 assumed rollovers after 2001) are less
-/// than 131 years apart, so differences of their nanoseconds stay within `i64` (±292 years).
-const YEARS: std::ops::RangeInclusive<u64> = 1970..=2100;
-const NS_PER_DAY: i64 = 86_400_000_000_000;
+/// Half a day: a time of day that goes back by more is taken for the next day.
+const HALF_DAY_NS: u64 = 43_200_000_000_000;
 
-/// Which `adb logcat -v` format the file is in (that of its first log line), serialised lowercase.
+/// Which format the file is in (that of its first log line), serialised in snake case.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum LogFormat {
     /// `-v brief` (logcat's old default): `I/Choreographer( 1234): …`, no timestamp.
     #[default]
     Brief,
+    /// `-v process`: `I( 1234) …  (Choreographer)`, no timestamp.
+    Process,
+    /// `-v tag`: `I/Choreographer: …`, no timestamp, no pid.
+    Tag,
+    /// `-v thread`: `I( 1234: 1250) …`, no timestamp, no tag.
+    Thread,
     /// `-v time` (what GT records): `11-23 11:20:03.123 I/Choreographer( 1234): …`.
     Time,
     /// `-v threadtime` (logcat's default since Android 7): `11-23 11:20:03.123  1234  1250 I Choreographer: …`.
     ThreadTime,
+    /// `-v long`: `[ 11-23 11:20:03.123  1234: 1250 I/Choreographer ]`, the message on the lines after.
+    Long,
+    /// Android Studio's Logcat window (Dolphin and later): `2026-02-03 16:04:55.322 18439-18439 TAG  PACKAGE  I  …`.
+    Studio,
+    /// Android Studio's older Logcat window: `01-29 11:32:58.193 1868-1868/PACKAGE I/TAG: …`.
+    StudioLegacy,
 }
 
 impl LogFormat {
-    /// The `-v` name of the format: `brief`, `time`, `threadtime`.
+    /// The format's name: logcat's `-v` name (`brief`, `process`, `tag`, `thread`, `time`, `threadtime`,
+    /// `long`), or `studio`, `studio_legacy`.
     pub fn name(self) -> &'static str {
         match self {
             LogFormat::Brief => "brief",
+            LogFormat::Process => "process",
+            LogFormat::Tag => "tag",
+            LogFormat::Thread => "thread",
             LogFormat::Time => "time",
             LogFormat::ThreadTime => "threadtime",
+            LogFormat::Long => "long",
+            LogFormat::Studio => "studio",
+            LogFormat::StudioLegacy => "studio_legacy",
         }
     }
 }
@@ -82,9 +144,10 @@ impl LogFormat {
 /// One Choreographer `Skipped N frames!` line (Choreographer.java `doFrame`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SkipEvent {
-    /// When it was logged, ns from an origin fixed within the file (only differences are meaningful: the
-    /// wall-clock `MM-DD HH:MM:SS.mmm` as nanoseconds since 2000-01-01, or, without a year in the log, since
-    /// January 1 of an assumed year); `None` in `-v brief` logs.
+    /// When it was logged, ns from an origin fixed within the file (only differences are meaningful): a dated
+    /// wall-clock time as nanoseconds since 2000-01-01 (`MM-DD` without a year: since January 1 of an assumed
+    /// year; `-v epoch`: UTC); a time of day alone: since midnight of the first day; `-v monotonic`: since boot.
+    /// `None` in formats without a timestamp.
     pub ts_ns: Option<i64>,
     /// `N`, the vsync periods the frame started late (frames skipped).
     pub skipped: u64,
@@ -101,13 +164,13 @@ pub struct SkippedFrames {
     pub events: Vec<SkipEvent>,
 }
 
-/// What an `adb logcat` capture says about skipped frames.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// What an `adb logcat` capture says about frames.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChoreographerLog {
     /// The format of the file's first log line.
     pub format: LogFormat,
     /// Earliest timestamp of any log line (every tag), ns on the same origin as [`SkipEvent::ts_ns`]: the start
-    /// of the capture's span. `None` when no line has a timestamp (`-v brief`).
+    /// of the capture's span. `None` when no line has a timestamp.
     pub first_ts_ns: Option<i64>,
     /// Latest timestamp of any log line, ns; `None` without timestamps.
     pub last_ts_ns: Option<i64>,
@@ -116,34 +179,31 @@ pub struct ChoreographerLog {
     /// Lines read (every line, blank and unrecognised ones included).
     pub lines: u64,
     /// Recoverable oddities: unrecognised lines, timestamps going backwards, assumed year rollovers, mixed
-    /// formats, unreadable frame counts, invalid UTF-8.
+    /// formats, unreadable frame counts, lines without a pid, invalid UTF-8.
     pub diagnostics: CaptureDiagnostics,
+    /// `Skipped N frames!` lines without a pid (formats that print none), in file order.
+    pub skips_without_pid: Vec<SkipEvent>,
+    /// HWUI `Davey!` lines, in file order, each with the pid that logged it (`None` without a pid column). HWUI
+    /// logs one only for a frame of 700 ms or more: these are not all slow frames.
+    pub daveys: Vec<(Option<i32>, DaveyFrame)>,
+    /// Process names by pid, from Android Studio's package column and ActivityManager `Start proc` lines (the
+    /// first name given to a pid).
+    pub process_names: BTreeMap<i32, String>,
 }
 
-/// True if the decoded text head (first ≤ 64 KiB of the file) looks like `adb logcat` output: at least one line
-/// in an accepted format (or a `--------- beginning of` separator), and at least half of its non-blank lines
-/// (up to the first 200, ignoring a last line cut by the head's end) are such lines.
+/// True if the decoded text head (first ≤ 64 KiB of the file) holds at least one line in an accepted format (or
+/// a `--------- beginning of` separator), a last line cut by the head's end aside: a logcat is known by the lines
+/// it holds, wherever they are in the head. Callers try the stricter formats (`--latency`, gfxinfo) first.
 pub fn looks_like(head: &str) -> bool {
     let head = head.strip_prefix('\u{feff}').unwrap_or(head);
     let mut segments: Vec<&str> = head.split('\n').collect();
     if !head.ends_with('\n') && segments.len() > 1 {
         segments.pop();
     }
-    let (mut known, mut total) = (0u32, 0u32);
-    for s in segments {
+    segments.into_iter().any(|s| {
         let s = s.trim_end_matches('\r');
-        if s.trim().is_empty() {
-            continue;
-        }
-        total += 1;
-        if is_separator(s) || parse_entry(s).is_some() {
-            known += 1;
-        }
-        if total >= 200 {
-            break;
-        }
-    }
-    known > 0 && known * 2 >= total
+        is_separator(s) || parse_line(s).is_some()
+    })
 }
 
 /// Reads an `adb logcat` capture. Errors: [`Error::Io`] when reading fails; [`Error::Capture`] (line 0) when no
@@ -176,222 +236,32 @@ pub fn read<R: BufRead>(reader: R, path: &Path) -> Result<ChoreographerLog> {
     state.finish(path)
 }
 
-/// A wall-clock timestamp as printed, before it becomes nanoseconds. The derived order (rollovers, year, month,
-/// day, time) is time order among stamps of one kind (all with, or all without, a year).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Stamp {
-    /// Year rollovers assumed before this line (logs without a year only).
-    rollovers: u32,
-    /// The year, with `-v year`.
-    year: Option<u16>,
-    month: u8,
-    day: u8,
-    /// Nanoseconds since midnight.
-    nanos: u64,
-}
-
-impl Stamp {
-    /// Nanoseconds since 2000-01-01 00:00; a log without a year is placed in `base_year + rollovers`.
-    fn to_ns(self, base_year: i64) -> i64 {
-        let year = self
-            .year
-            .map_or(base_year + i64::from(self.rollovers), i64::from);
-        let days =
-            days_from_civil(year, self.month.into(), self.day.into()) - days_from_civil(2000, 1, 1);
-        // Years are limited (YEARS, MAX_ROLLOVERS): any two times are < 131 years apart, inside i64 nanoseconds.
-        days * NS_PER_DAY + self.nanos as i64
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn is_leap(y: u64) -> bool {
-    (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400)
-}
-
-fn days_in_month(year: Option<u64>, month: u64) -> u64 {
-    match month {
-        2 => match year {
-            Some(y) if !is_leap(y) => 28,
-            _ => 29,
-        },
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// One log line in an accepted format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry<'a> {
-    format: LogFormat,
-    stamp: Option<Stamp>,
-    pid: i32,
-    tag: &'a str,
-    message: &'a str,
-}
-
 fn is_separator(s: &str) -> bool {
     s.starts_with("--------- ")
-}
-
-/// Leading ASCII digits of `s`: (value, digit count, rest); `None` without a digit or with more than `max`.
-fn digits(s: &str, max: usize) -> Option<(u64, usize, &str)> {
-    let n = s.bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 || n > max {
-        return None;
-    }
-    let (d, rest) = s.split_at_checked(n)?;
-    let v = d.bytes().try_fold(0u64, |v, b| {
-        v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
-    })?;
-    Some((v, n, rest))
-}
-
-/// Exactly `n` digits.
-fn digits_n(s: &str, n: usize) -> Option<(u64, &str)> {
-    match digits(s, n)? {
-        (v, len, rest) if len == n => Some((v, rest)),
-        _ => None,
-    }
-}
-
-/// `[YYYY-]MM-DD HH:MM:SS[.f{1,9}][ ±zzzz]` at the start of `s`.
-fn parse_stamp(s: &str) -> Option<(Stamp, &str)> {
-    let (first, len, rest) = digits(s, 4)?;
-    let (year, month, rest) = match len {
-        4 => {
-            let (m, rest) = digits_n(rest.strip_prefix('-')?, 2)?;
-            (Some(first), m, rest)
-        }
-        2 => (None, first, rest),
-        _ => return None,
-    };
-    let (day, rest) = digits_n(rest.strip_prefix('-')?, 2)?;
-    let (hour, rest) = digits_n(rest.strip_prefix(' ')?, 2)?;
-    let (minute, rest) = digits_n(rest.strip_prefix(':')?, 2)?;
-    let (second, mut rest) = digits_n(rest.strip_prefix(':')?, 2)?;
-    if year.is_some_and(|y| !YEARS.contains(&y))
-        || !(1..=12).contains(&month)
-        || day == 0
-        || day > days_in_month(year, month)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
-        return None;
-    }
-    let mut nanos = ((hour * 60 + minute) * 60 + second) * 1_000_000_000;
-    if let Some(f) = rest.strip_prefix('.') {
-        let (frac, n, r) = digits(f, 9)?;
-        nanos += frac * 10u64.pow(9 - n as u32);
-        rest = r;
-    }
-    // `-v zone`: ` +0800`.
-    if let Some(z) = rest.strip_prefix(" +").or_else(|| rest.strip_prefix(" -")) {
-        if let Some((_, r)) = digits_n(z, 4) {
-            if r.is_empty() || r.starts_with(char::is_whitespace) {
-                rest = r;
-            }
-        }
-    }
-    let stamp = Stamp {
-        rollovers: 0,
-        year: year.and_then(|y| u16::try_from(y).ok()),
-        month: u8::try_from(month).ok()?,
-        day: u8::try_from(day).ok()?,
-        nanos,
-    };
-    Some((stamp, rest))
-}
-
-fn is_priority(c: char) -> bool {
-    matches!(c, 'V' | 'D' | 'I' | 'W' | 'E' | 'F' | 'S' | 'A' | '?')
-}
-
-fn parse_pid(s: &str) -> Option<(i32, &str)> {
-    let (v, _, rest) = digits(s, 10)?;
-    Some((i32::try_from(v).ok()?, rest))
-}
-
-/// `P/tag(  pid): message` (brief, and time after its timestamp).
-fn parse_brief_body(s: &str) -> Option<(i32, &str, &str)> {
-    let mut chars = s.chars();
-    if !chars.next().is_some_and(is_priority) {
-        return None;
-    }
-    let body = chars.as_str().strip_prefix('/')?;
-    // The first `(<spaces><digits>):` closes the tag.
-    for (i, _) in body.match_indices('(') {
-        let (tag, after) = body.split_at_checked(i)?;
-        let after = after.get(1..)?.trim_start_matches(' ');
-        if let Some((pid, rest)) = parse_pid(after) {
-            if let Some(rest) = rest.strip_prefix("):") {
-                let message = rest.strip_prefix(' ').unwrap_or(rest);
-                return Some((pid, tag.trim(), message));
-            }
-        }
-    }
-    None
-}
-
-/// `pid  tid P tag: message` (threadtime after its timestamp).
-fn parse_threadtime_body(s: &str) -> Option<(i32, &str, &str)> {
-    let (pid, rest) = parse_pid(s)?;
-    let rest = rest.strip_prefix(char::is_whitespace)?.trim_start();
-    let (_tid, _, rest) = digits(rest, 10)?;
-    let rest = rest.strip_prefix(char::is_whitespace)?.trim_start();
-    let mut chars = rest.chars();
-    if !chars.next().is_some_and(is_priority) {
-        return None;
-    }
-    let rest = chars.as_str().strip_prefix(' ')?;
-    let (tag, message) = match rest.find(": ") {
-        Some(i) => (rest.get(..i)?, rest.get(i + 2..)?),
-        None => (rest.strip_suffix(':')?, ""),
-    };
-    Some((pid, tag.trim(), message))
-}
-
-/// The line as a log entry, if it is one.
-fn parse_entry(line: &str) -> Option<Entry<'_>> {
-    let line = line.trim_start();
-    let entry = |format, stamp, (pid, tag, message)| Entry {
-        format,
-        stamp,
-        pid,
-        tag,
-        message,
-    };
-    match parse_stamp(line) {
-        Some((stamp, rest)) => {
-            if !rest.starts_with(char::is_whitespace) {
-                return None;
-            }
-            let rest = rest.trim_start();
-            if let Some(b) = parse_threadtime_body(rest) {
-                Some(entry(LogFormat::ThreadTime, Some(stamp), b))
-            } else {
-                parse_brief_body(rest).map(|b| entry(LogFormat::Time, Some(stamp), b))
-            }
-        }
-        None => parse_brief_body(line).map(|b| entry(LogFormat::Brief, None, b)),
-    }
 }
 
 /// What the message of a `Choreographer` line says: not a skip line, a skip of N, or a skip with an unreadable N.
 fn parse_skipped(message: &str) -> Option<Option<u64>> {
     let rest = message.trim_start().strip_prefix("Skipped ")?;
-    let n = digits(rest, 20).and_then(|(n, _, rest)| rest.starts_with(" frames!").then_some(n));
+    let n =
+        stamp::digits(rest, 20).and_then(|(n, _, rest)| rest.starts_with(" frames!").then_some(n));
     Some(n)
+}
+
+/// ActivityManager's `Start proc` message: (pid, process name). Android 7+ (`ProcessList.java`):
+/// `Start proc 1234:com.app/u0a61 for activity …`; before: `Start proc com.app for activity …: pid=1234 uid=…`.
+fn parse_start_proc(message: &str) -> Option<(i32, &str)> {
+    let rest = message.strip_prefix("Start proc ")?;
+    let (pid, name) = match stamp::digits(rest, 10) {
+        Some((pid, _, after)) => (pid, after.strip_prefix(':')?.split_once('/')?.0),
+        None => {
+            let (name, after) = rest.split_once(' ')?;
+            let (_, pid) = after.split_once(": pid=")?;
+            (stamp::digits(pid, 10)?.0, name)
+        }
+    };
+    let name_ok = !name.is_empty() && !name.contains(char::is_whitespace);
+    name_ok.then_some((i32::try_from(pid).ok()?, name))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -401,89 +271,192 @@ struct RawEvent {
     line: u64,
 }
 
+/// A `-v long` header waiting for its message line.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    stamp: Option<Stamp>,
+    pid: Option<i32>,
+    choreographer: bool,
+}
+
 #[derive(Debug, Default)]
 struct State {
     lines: u64,
     entries: u64,
     separators: u64,
-    /// Format (and whether a year is given) of the first entry.
-    first_format: Option<(LogFormat, bool)>,
+    /// Format (and its clock, and whether a year is given) of the first entry.
+    first_format: Option<(LogFormat, Option<(Clock, bool)>)>,
     prev: Option<Stamp>,
     rollovers: u32,
-    /// Earliest and latest stamps, without a year and with one (kept apart: their orders differ).
-    range_no_year: Option<(Stamp, Stamp)>,
-    range_year: Option<(Stamp, Stamp)>,
+    /// Earliest and latest stamps per kind (wall clock without and with a year, time of day, monotonic: their
+    /// orders differ).
+    ranges: [Option<(Stamp, Stamp)>; 4],
     /// Rollover count at which a February 29 without a year was seen (that year is a leap year).
     feb29_at: Option<u32>,
-    events: BTreeMap<i32, Vec<RawEvent>>,
+    events: BTreeMap<Option<i32>, Vec<RawEvent>>,
+    daveys: Vec<(Option<i32>, Option<Stamp>, DaveyFrame)>,
+    names: BTreeMap<i32, String>,
+    /// A `-v long` header read, its message line next.
+    pending: Option<Pending>,
+    /// Inside a `-v long` message (until a blank line).
+    in_long_message: bool,
     diagnostics: CaptureDiagnostics,
 }
 
 impl State {
     fn line(&mut self, s: &str, line_no: u64) {
         if s.trim().is_empty() {
+            self.in_long_message = false;
+            return;
+        }
+        if let Some(p) = self.pending.take() {
+            self.in_long_message = true;
+            self.message(p.stamp, p.pid, Some(p.choreographer), s, line_no);
             return;
         }
         if is_separator(s) {
             self.separators += 1;
             return;
         }
-        let Some(entry) = parse_entry(s) else {
-            self.diagnostics.note(GARBAGE, line_no);
+        let parsed = parse_line(s);
+        if self.in_long_message && !matches!(parsed, Some(Parsed::LongHeader(_))) {
             return;
+        }
+        let (entry, long) = match parsed {
+            Some(Parsed::Entry(e)) => (e, false),
+            Some(Parsed::LongHeader(e)) => (e, true),
+            None => {
+                let what = if line_no == 1 {
+                    CUT_FIRST
+                } else if s.starts_with([' ', '\t']) {
+                    CONTINUATION
+                } else {
+                    GARBAGE
+                };
+                self.diagnostics.note(what, line_no);
+                return;
+            }
         };
+        self.in_long_message = false;
         self.entries += 1;
-        let kind = (entry.format, entry.stamp.is_some_and(|t| t.year.is_some()));
+        let kind = (entry.format, entry.stamp.map(|t| (t.clock, t.dated())));
         match self.first_format {
             None => self.first_format = Some(kind),
             Some(first) if first != kind => self.diagnostics.note(MIXED, line_no),
             Some(_) => {}
         }
         let stamp = entry.stamp.map(|t| self.place(t, line_no));
-        if entry.tag != "Choreographer" {
+        if entry.pid.is_none() {
+            self.diagnostics.note(NO_PID, line_no);
+        }
+        if let (Some(pid), Some(package)) = (entry.pid, entry.package) {
+            self.name(pid, package, line_no);
+        }
+        let Entry { pid, tag, .. } = entry;
+        let choreographer = tag.map(|t| t == "Choreographer");
+        if long {
+            self.pending = Some(Pending {
+                stamp,
+                pid,
+                choreographer: choreographer == Some(true),
+            });
             return;
         }
-        match parse_skipped(entry.message) {
-            None => {}
-            Some(None) => self.diagnostics.note(BAD_SKIP, line_no),
-            Some(Some(skipped)) => self.events.entry(entry.pid).or_default().push(RawEvent {
-                stamp,
-                skipped,
-                line: line_no,
-            }),
+        self.message(stamp, pid, choreographer, entry.message, line_no);
+    }
+
+    /// The message of an entry: a skip, a Davey, a `Start proc`, or nothing of interest. `choreographer` is
+    /// `None` when the format has no tag.
+    fn message(
+        &mut self,
+        stamp: Option<Stamp>,
+        pid: Option<i32>,
+        choreographer: Option<bool>,
+        message: &str,
+        line_no: u64,
+    ) {
+        let skip_line = match choreographer {
+            Some(c) => c,
+            None => message.contains("The application may be doing too much work"),
+        };
+        if skip_line {
+            match parse_skipped(message) {
+                None => {}
+                Some(None) => self.diagnostics.note(BAD_SKIP, line_no),
+                Some(Some(skipped)) => self.events.entry(pid).or_default().push(RawEvent {
+                    stamp,
+                    skipped,
+                    line: line_no,
+                }),
+            }
+            return;
+        }
+        if let Some(d) = davey::parse(message, line_no) {
+            match d {
+                Some(d) => self.daveys.push((pid, stamp, d)),
+                None => self.diagnostics.note(BAD_DAVEY, line_no),
+            }
+            return;
+        }
+        if let Some((pid, name)) = parse_start_proc(message) {
+            self.name(pid, name, line_no);
         }
     }
 
-    /// Assigns the stamp its year rollovers, notes backwards steps, and widens the span.
+    /// Names `pid` (the first name given is kept; allocates only the first time).
+    fn name(&mut self, pid: i32, name: &str, line_no: u64) {
+        match self.names.get(&pid) {
+            Some(known) if known != name => self.diagnostics.note(RENAMED, line_no),
+            Some(_) => {}
+            None => {
+                self.names.insert(pid, name.to_string());
+            }
+        }
+    }
+
+    /// Assigns the stamp its year (or day) rollovers, notes backwards steps, and widens the span.
     fn place(&mut self, mut t: Stamp, line_no: u64) -> Stamp {
-        if t.year.is_none() {
+        if t.year.is_none() && t.clock != Clock::Monotonic {
             t.rollovers = self.rollovers;
         }
         if let Some(prev) = self.prev {
             if t < prev {
-                let rollover = t.year.is_none()
-                    && prev.year.is_none()
-                    && prev.month == 12
-                    && t.month == 1
-                    && self.rollovers < MAX_ROLLOVERS;
+                let same = t.clock == prev.clock && t.year.is_none() && prev.year.is_none();
+                let rollover = match t.clock {
+                    Clock::Wall => same && prev.month == 12 && t.month == 1,
+                    Clock::TimeOfDay => same && prev.nanos.saturating_sub(t.nanos) > HALF_DAY_NS,
+                    Clock::Monotonic => false,
+                } && self.rollovers < MAX_ROLLOVERS;
                 if rollover {
                     self.rollovers += 1;
                     t.rollovers = self.rollovers;
-                    self.diagnostics.note(ROLLOVER, line_no);
+                    let what = if t.clock == Clock::Wall {
+                        ROLLOVER
+                    } else {
+                        DAY_ROLLOVER
+                    };
+                    self.diagnostics.note(what, line_no);
                 } else {
                     self.diagnostics.note(BACKWARDS, line_no);
                 }
             }
         }
         self.prev = Some(t);
-        if t.year.is_none() && t.month == 2 && t.day == 29 && self.feb29_at.is_none() {
+        if t.clock == Clock::Wall
+            && t.year.is_none()
+            && t.month == 2
+            && t.day == 29
+            && self.feb29_at.is_none()
+        {
             self.feb29_at = Some(t.rollovers);
         }
-        let range = if t.year.is_some() {
-            &mut self.range_year
-        } else {
-            &mut self.range_no_year
+        let kind = match (t.clock, t.dated()) {
+            (Clock::Wall, false) => 0,
+            (Clock::Wall, true) => 1,
+            (Clock::TimeOfDay, _) => 2,
+            (Clock::Monotonic, _) => 3,
         };
+        let range = &mut self.ranges[kind];
         *range = Some(match *range {
             None => (t, t),
             Some((lo, hi)) => (lo.min(t), hi.max(t)),
@@ -507,35 +480,49 @@ impl State {
                 path: path.to_path_buf(),
                 line: 0,
                 cause: format!(
-                    "not adb logcat output ({what}): expected `adb logcat -v threadtime`, `-v time` or `-v brief` \
-                     lines such as `11-23 11:20:03.123  1234  1250 I Choreographer: Skipped 31 frames!  The \
-                     application may be doing too much work on its main thread.`"
+                    "not adb logcat output ({what}): expected `adb logcat` lines (any -v format) or Android \
+                     Studio Logcat lines such as `11-23 11:20:03.123  1234  1250 I Choreographer: Skipped 31 \
+                     frames!  The application may be doing too much work on its main thread.`"
                 ),
             });
         };
         // Without a year: a non-leap year (2001), unless a February 29 says the year was a leap year (2000).
         let base_year = self.feb29_at.map_or(2001, |r| 2000 - i64::from(r));
         let ns = |t: Stamp| t.to_ns(base_year);
-        let ends: Vec<(i64, i64)> = [self.range_no_year, self.range_year]
+        let ends: Vec<(i64, i64)> = self
+            .ranges
             .into_iter()
             .flatten()
             .map(|(lo, hi)| (ns(lo), ns(hi)))
             .collect();
         let first_ts_ns = ends.iter().map(|e| e.0).min();
         let last_ts_ns = ends.iter().map(|e| e.1).max();
-        let pids = self
-            .events
+        let events = |raw: Vec<RawEvent>| -> Vec<SkipEvent> {
+            raw.into_iter()
+                .map(|e| SkipEvent {
+                    ts_ns: e.stamp.map(ns),
+                    skipped: e.skipped,
+                    line: e.line,
+                })
+                .collect()
+        };
+        let mut pids = Vec::new();
+        let mut skips_without_pid = Vec::new();
+        for (pid, raw) in self.events {
+            match pid {
+                Some(pid) => pids.push(SkippedFrames {
+                    pid,
+                    events: events(raw),
+                }),
+                None => skips_without_pid = events(raw),
+            }
+        }
+        let daveys = self
+            .daveys
             .into_iter()
-            .map(|(pid, events)| SkippedFrames {
-                pid,
-                events: events
-                    .into_iter()
-                    .map(|e| SkipEvent {
-                        ts_ns: e.stamp.map(ns),
-                        skipped: e.skipped,
-                        line: e.line,
-                    })
-                    .collect(),
+            .map(|(pid, stamp, mut d)| {
+                d.ts_ns = stamp.map(ns);
+                (pid, d)
             })
             .collect();
         Ok(ChoreographerLog {
@@ -545,12 +532,16 @@ impl State {
             pids,
             lines: self.lines,
             diagnostics: self.diagnostics,
+            skips_without_pid,
+            daveys,
+            process_names: self.names,
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::stamp::NS_PER_DAY;
     use super::*;
 
     const TAIL: &str = "  The application may be doing too much work on its main thread.";
@@ -716,9 +707,11 @@ mod tests {
         assert!(looks_like(
             "2026-11-23 11:20:03.123  1234  1250 D x: y\njunk\n"
         ));
-        assert!(!looks_like(
+        // Any recognised line makes a logcat, wherever it is in the head.
+        assert!(looks_like(
             "junk\njunk\n11-23 11:20:03.123  1234  1250 D x: y\n"
         ));
+        assert!(!looks_like("junk\njunk\nmore junk\n"));
     }
 
     #[test]
