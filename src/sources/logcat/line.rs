@@ -309,3 +309,252 @@ pub(super) fn parse_line(line: &str) -> Option<Parsed<'_>> {
     let (pid, tag, package, m) = studio_body(rest)?;
     Some(entry(LogFormat::Studio, stamp, pid, package, tag, m))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSG: &str =
+        "Skipped 31 frames!  The application may be doing too much work on its main thread.";
+
+    /// (format, pid, package, tag, message, has a timestamp) of a line that must be an entry.
+    fn fields(
+        line: &str,
+    ) -> (
+        LogFormat,
+        Option<i32>,
+        Option<&str>,
+        Option<&str>,
+        &str,
+        bool,
+    ) {
+        match parse_line(line) {
+            Some(Parsed::Entry(e)) => (
+                e.format,
+                e.pid,
+                e.package,
+                e.tag,
+                e.message,
+                e.stamp.is_some(),
+            ),
+            other => panic!("{line:?}: {other:?}"),
+        }
+    }
+
+    // Lines as logprint.cpp's formats print them (`%c/%-8s(%5d): ` etc.), pid 1234, tid 1250.
+    #[test]
+    fn brief() {
+        let l = format!("I/Choreographer( 1234): {MSG}");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Brief,
+                Some(1234),
+                None,
+                Some("Choreographer"),
+                MSG,
+                false
+            )
+        );
+    }
+
+    #[test]
+    fn process() {
+        let l = format!("I( 1234) {MSG}  (Choreographer)");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Process,
+                Some(1234),
+                None,
+                Some("Choreographer"),
+                MSG,
+                false
+            )
+        );
+    }
+
+    #[test]
+    fn tag() {
+        let l = format!("I/Choreographer: {MSG}");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Tag,
+                None,
+                None,
+                Some("Choreographer"),
+                MSG,
+                false
+            )
+        );
+    }
+
+    #[test]
+    fn thread() {
+        let l = format!("I( 1234: 1250) {MSG}");
+        assert_eq!(
+            fields(&l),
+            (LogFormat::Thread, Some(1234), None, None, MSG, false)
+        );
+    }
+
+    #[test]
+    fn time() {
+        let l = format!("11-23 11:20:03.123 I/Choreographer( 1234): {MSG}");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Time,
+                Some(1234),
+                None,
+                Some("Choreographer"),
+                MSG,
+                true
+            )
+        );
+    }
+
+    #[test]
+    fn threadtime() {
+        let l = format!("11-23 11:20:03.123  1234  1250 I Choreographer: {MSG}");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::ThreadTime,
+                Some(1234),
+                None,
+                Some("Choreographer"),
+                MSG,
+                true
+            )
+        );
+    }
+
+    #[test]
+    fn long_header_then_message() {
+        let Some(Parsed::LongHeader(e)) =
+            parse_line("[ 11-23 11:20:03.123  1234: 1250 I/Choreographer ]")
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (e.format, e.pid, e.tag),
+            (LogFormat::Long, Some(1234), Some("Choreographer"))
+        );
+    }
+
+    #[test]
+    fn modifiers() {
+        let tt = |stamp: &str| format!("{stamp}  1234  1250 I Choreographer: {MSG}");
+        // year, usec, nsec, zone, epoch, monotonic: the timestamp forms of logprint.cpp.
+        for stamp in [
+            "2026-11-23 11:20:03.123",
+            "11-23 11:20:03.123456",
+            "11-23 11:20:03.123456789",
+            "11-23 11:20:03.123 +0800",
+            "1700000000.123",
+            "   123.456",
+        ] {
+            assert_eq!(fields(&tt(stamp)).1, Some(1234), "{stamp}");
+        }
+        // uid (`%5s:` before the pid): a number, or a user name of at most 5 characters.
+        for l in [
+            format!("11-23 11:20:03.123 10123: 1234  1250 I Choreographer: {MSG}"),
+            format!("11-23 11:20:03.123  root: 1234  1250 I Choreographer: {MSG}"),
+            format!("11-23 11:20:03.123 I/Choreographer(10123: 1234): {MSG}"),
+            format!("I/Choreographer(10123: 1234): {MSG}"),
+        ] {
+            assert_eq!(fields(&l).1, Some(1234), "{l}");
+        }
+        assert_eq!(
+            fields(&format!("I(10123: 1234) {MSG}  (Choreographer)")).1,
+            Some(1234)
+        );
+        assert_eq!(fields(&format!("I(10123: 1234: 1250) {MSG}")).1, Some(1234));
+        let Some(Parsed::LongHeader(e)) =
+            parse_line("[ 11-23 11:20:03.123 10123: 1234: 1250 I/Choreographer ]")
+        else {
+            panic!()
+        };
+        assert_eq!(e.pid, Some(1234));
+        // color: `ESC[38;5;Nm` before, `ESC[0m` after.
+        let c = format!(
+            "\u{1b}[38;5;40m11-23 11:20:03.123  1234  1250 I Choreographer: {MSG}\u{1b}[0m"
+        );
+        assert_eq!(fields(&c).4, MSG);
+        // printable escapes non-printable bytes inside the message only: the fields are unchanged.
+        let p = "11-23 11:20:03.123  1234  1250 I Choreographer: a\\x07b";
+        assert_eq!(fields(p).4, "a\\x07b");
+    }
+
+    #[test]
+    fn android_studio_current() {
+        // TimestampFormat DATETIME, ProcessThreadFormat BOTH (`%5d-%-5d`), tag and package columns, ` I ` + ` `.
+        let l = format!(
+            "2026-02-03 16:04:55.322 18439-18439 Choreographer           com.app.ralaunch                     I  {MSG}"
+        );
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Studio,
+                Some(18439),
+                Some("com.app.ralaunch"),
+                Some("Choreographer"),
+                MSG,
+                true
+            )
+        );
+        // Unknown package (`pid-N`), pid only, time only.
+        let l = format!("16:04:55.322 18439 Choreographer           pid-18439                            I  {MSG}");
+        assert_eq!(
+            fields(&l),
+            (
+                LogFormat::Studio,
+                Some(18439),
+                None,
+                Some("Choreographer"),
+                MSG,
+                true
+            )
+        );
+        // Compact view: time and level only.
+        let l = format!("16:04:55.322  I  {MSG}");
+        assert_eq!(fields(&l), (LogFormat::Studio, None, None, None, MSG, true));
+    }
+
+    #[test]
+    fn android_studio_legacy() {
+        let l = "01-29 11:32:58.193 1868-1868/? I/Choreographer: Skipped 151 frames!";
+        assert_eq!(
+            fields(l),
+            (
+                LogFormat::StudioLegacy,
+                Some(1868),
+                None,
+                Some("Choreographer"),
+                "Skipped 151 frames!",
+                true
+            )
+        );
+        let l = "2019-01-29 11:32:58.193 1868-1870/com.pkg I/Choreographer: Skipped 151 frames!";
+        assert_eq!(fields(l).2, Some("com.pkg"));
+        // Without the date column.
+        assert_eq!(fields("1868-1868/com.pkg I/Choreographer: x").1, Some(1868));
+    }
+
+    #[test]
+    fn not_entries() {
+        for l in [
+            "",
+            "junk",
+            "    at Terraria.Program.RunGame()",
+            "- waiting for device -",
+            "Skipped 31 frames!",
+            "11-23 11:20:03.123",
+            "I  message without a timestamp or pid",
+        ] {
+            assert_eq!(parse_line(l), None, "{l:?}");
+        }
+    }
+}

@@ -791,4 +791,126 @@ mod tests {
         assert_eq!(log.diagnostics.count(OVERLONG), 1);
         assert_eq!(log.pids[0].events[0].line, 2);
     }
+
+    #[test]
+    fn long_format_message_on_the_next_line() {
+        let text = format!(
+            "[ 11-23 11:20:03.123  1234: 1250 I/Choreographer ]\nSkipped 31 frames!{TAIL}\n\n\
+             [ 11-23 11:20:04.123  1234: 1250 D/Other    ]\nline one\n    line two\n\n"
+        );
+        let log = ok(&text);
+        assert_eq!(log.format, LogFormat::Long);
+        assert_eq!(log.pids[0].events[0].line, 2);
+        assert_eq!(log.pids[0].events[0].skipped, 31);
+        assert_eq!(log.diagnostics.total(), 0);
+    }
+
+    #[test]
+    fn cut_first_line_and_mixed_line_ends() {
+        let text = format!(
+            "oreographer: Skipped 40 frames!{TAIL}\r\n\
+             11-23 11:20:03.123  1234  1250 I Choreographer: Skipped 31 frames!{TAIL}\n\
+             11-23 11:20:04.123  1234  1250 I Choreographer: Skipped 32 frames!{TAIL}\r\n"
+        );
+        let log = ok(&text);
+        assert_eq!(log.diagnostics.counts[CUT_FIRST].lines, vec![1]);
+        let n: Vec<u64> = log.pids[0].events.iter().map(|e| e.skipped).collect();
+        assert_eq!(n, vec![31, 32]);
+        assert_eq!(log.diagnostics.count(GARBAGE), 0);
+    }
+
+    #[test]
+    fn timestamps_stepping_back_are_counted_and_the_span_is_min_to_max() {
+        let text = "11-23 11:20:05.000  1 1 I x: a\n11-23 11:20:03.000  1 1 I x: b\n11-23 11:20:04.000  1 1 I x: c\n";
+        let log = ok(text);
+        assert_eq!(log.diagnostics.counts[BACKWARDS].lines, vec![2]);
+        assert_eq!(
+            log.last_ts_ns.zip(log.first_ts_ns).map(|(l, f)| l - f),
+            Some(2 * S)
+        );
+    }
+
+    #[test]
+    fn time_of_day_rolls_over_midnight() {
+        let text = "23:59:59.000  I  a\n00:00:01.000  I  b\n";
+        let log = ok(text);
+        assert_eq!(log.format, LogFormat::Studio);
+        assert_eq!(log.diagnostics.count(DAY_ROLLOVER), 1);
+        assert_eq!(
+            log.last_ts_ns.zip(log.first_ts_ns).map(|(l, f)| l - f),
+            Some(2 * S)
+        );
+    }
+
+    #[test]
+    fn names_from_studio_column_and_start_proc() {
+        let text = format!(
+            "11-23 11:20:00.000   500   510 I ActivityManager: Start proc 4242:com.example.app/u0a61 for \
+             activity {{com.example.app/com.example.app.Main}}\n\
+             11-23 11:20:00.100   500   510 I ActivityManager: Start proc com.old.app for activity \
+             com.old.app/.Main: pid=777 uid=10061 gids={{50061}}\n\
+             11-23 11:20:01.000  4242  4242 I Choreographer: Skipped 31 frames!{TAIL}\n\
+             11-23 11:20:02.000   500   510 I ActivityManager: Start proc 4242:com.other/u0a62 for service\n"
+        );
+        let log = ok(&text);
+        assert_eq!(
+            log.process_names.get(&4242).map(String::as_str),
+            Some("com.example.app")
+        );
+        assert_eq!(
+            log.process_names.get(&777).map(String::as_str),
+            Some("com.old.app")
+        );
+        assert_eq!(log.diagnostics.counts[RENAMED].lines, vec![4]);
+        let studio = ok(&format!(
+            "2026-02-03 16:04:55.322 18439-18439 Choreographer           com.app.ralaunch                     I  \
+             Skipped 57 frames!{TAIL}\n"
+        ));
+        assert_eq!(
+            studio.process_names.get(&18439).map(String::as_str),
+            Some("com.app.ralaunch")
+        );
+        assert_eq!(
+            (studio.pids[0].pid, studio.pids[0].events[0].skipped),
+            (18439, 57)
+        );
+    }
+
+    #[test]
+    fn lines_without_a_pid_are_kept_apart_and_counted() {
+        let text = format!(
+            "I/Choreographer: Skipped 31 frames!{TAIL}\nI/OpenGLRenderer: Davey! duration=750ms; Flags=0, \
+             IntendedVsync=1000000000, Vsync=1000000000, FrameCompleted=1750000000, \n"
+        );
+        let log = ok(&text);
+        assert_eq!(log.format, LogFormat::Tag);
+        assert!(log.pids.is_empty());
+        assert_eq!(log.skips_without_pid.len(), 1);
+        assert_eq!(log.daveys.len(), 1);
+        assert_eq!(log.daveys[0].0, None);
+        assert_eq!(log.diagnostics.count(NO_PID), 2);
+        // A compact Studio view has no tag either: the skip is known by its whole message.
+        let compact = ok(&format!(
+            "16:04:55.322  I  Skipped 57 frames!{TAIL}\n16:04:55.400  I  Skipped 3 frames!\n"
+        ));
+        let n: Vec<u64> = compact
+            .skips_without_pid
+            .iter()
+            .map(|e| e.skipped)
+            .collect();
+        assert_eq!(n, vec![57]);
+    }
+
+    #[test]
+    fn davey_lines_per_pid_with_their_time() {
+        let text = "11-23 11:20:03.000  1234  1250 I OpenGLRenderer: Davey! duration=812ms; Flags=0, \
+                    IntendedVsync=1000000000, Vsync=1000000000, FrameCompleted=1812000000, \n\
+                    11-23 11:20:04.000  1234  1250 I OpenGLRenderer: Davey! duration=??ms; IntendedVsync=1\n";
+        let log = ok(text);
+        assert_eq!(log.daveys.len(), 1);
+        let (pid, d) = &log.daveys[0];
+        assert_eq!((*pid, d.duration_ms, d.line), (Some(1234), 812, 1));
+        assert_eq!(d.ts_ns, log.first_ts_ns);
+        assert_eq!(log.diagnostics.counts[BAD_DAVEY].lines, vec![2]);
+    }
 }
