@@ -241,23 +241,27 @@ fn gt_section(report: &CaptureReport) -> String {
         return String::new();
     }
     if report.layers.is_empty() {
-        return "GT SM: no Choreographer \"Skipped N frames!\" line in this log (smooth, or the log does not \
-                hold Choreographer's lines: capture with `adb logcat -v time`)\n\n"
+        return "GT SM: no Choreographer \"Skipped N frames!\" nor HWUI \"Davey!\" line in this log (smooth, or \
+                the log does not hold Choreographer's lines: capture with `adb logcat -v time`)\n\n"
             .into();
     }
     let mut t = table(&[
         "pid",
+        "process",
         "skipped frames",
         "lines",
         "smallest N",
         "seconds",
         "gt_sm mean/min",
+        "Davey frames (≥ 700 ms)",
+        "longest Davey ms",
     ]);
     let mut threshold = None;
     for l in &report.layers {
         threshold = threshold.max(l.min_skipped_frames);
         t.add_row(vec![
             opt(l.pid),
+            l.process_name.clone().unwrap_or_else(|| "-".into()),
             opt(l.skipped_frames),
             opt(l.skip_events),
             opt(l.min_skipped_frames),
@@ -274,9 +278,28 @@ fn gt_section(report: &CaptureReport) -> String {
                 }
                 _ => "- (no timestamps)".into(),
             },
+            opt(l.davey_frames),
+            opt(l.davey_max_ms),
         ]);
     }
     let mut note = String::new();
+    if report.layers.iter().any(|l| l.pid.is_none()) {
+        let _ = writeln!(
+            note,
+            "  pid -: lines without a pid (the log's format prints none): they cannot be assigned to a process"
+        );
+    }
+    if report
+        .layers
+        .iter()
+        .any(|l| l.davey_frames.unwrap_or(0) > 0)
+    {
+        let _ = writeln!(
+            note,
+            "  Davey: HWUI logs a \"Davey!\" line only for a frame of 700 ms or more (JankTracker.cpp): not a \
+             count of janky frames; `ftl frames` lists their FrameInfo times"
+        );
+    }
     if crate::analysis::gt::default_threshold(threshold) {
         let _ = writeln!(note, "  {}", crate::analysis::gt::SKIP_WARNING_NOTE);
     }
