@@ -142,11 +142,14 @@ fn known_package(p: &str) -> Option<&str> {
     (!p.is_empty() && p != "?" && !p.starts_with("pid-")).then_some(p)
 }
 
+/// (pid, tag, package, message) of an Android Studio line.
+type StudioFields<'a> = (Option<i32>, Option<&'a str>, Option<&'a str>, &'a str);
+
 /// Android Studio's current format after its timestamp: `[pid[-tid]] [tag] [package] P  message`, each column
 /// optional (the Logcat window's "Modify view"; `ProcessThreadFormat.kt` prints `%5d-%-5d` or `%-5d`), the level
 /// printed as ` P ` and a space (`LevelFormat.kt`). One name column is taken for the tag.
 /// (pid, tag, package, message).
-fn studio_body(s: &str) -> Option<(Option<i32>, Option<&str>, Option<&str>, &str)> {
+fn studio_body(s: &str) -> Option<StudioFields<'_>> {
     let s = s.trim_start_matches(' ');
     let pid = s.split_once(' ').and_then(|(ids, rest)| {
         let (pid, tid) = ids.split_once('-').unwrap_or((ids, "0"));

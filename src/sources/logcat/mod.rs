@@ -1,5 +1,5 @@
 //! `adb logcat` text → per process, Choreographer "Skipped N frames!" events (the input of Tencent GT's SM,
-//! [`crate::analysis::gt`]) and HWUI `Davey!` frames ([`davey`]), with process names where the log gives them.
+//! [`crate::analysis::gt`]) and HWUI `Davey!` frames ([`DaveyFrame`]), with process names where the log gives them.
 //!
 //! `Choreographer.doFrame` (frameworks/base `core/java/android/view/Choreographer.java`) logs, at priority `I`
 //! with tag `Choreographer`, `Skipped <N> frames!  The application may be doing too much work on its main
