@@ -62,18 +62,29 @@ fn is_uid(u: &str) -> bool {
     !u.is_empty() && u.len() <= 10 && u.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// `[uid:]pid` after optional spaces: (pid, rest).
+/// `[uid:]pid` after optional spaces: (pid, rest). A numeric uid is a number followed by `:`; a named one is
+/// tried only when the field does not start with a digit (the common case stays one scan of the digits).
 fn uid_pid(s: &str) -> Option<(i32, &str)> {
     let s = s.trim_start_matches(' ');
-    if let Some((uid, rest)) = s.split_once(':') {
-        if is_uid(uid) {
-            if let Some((v, _, rest)) = digits(rest.trim_start_matches(' '), 10) {
-                return Some((pid_of(v)?, rest));
+    match digits(s, 10) {
+        Some((v, _, rest)) => {
+            let after_uid = rest
+                .strip_prefix(':')
+                .and_then(|a| digits(a.trim_start_matches(' '), 10));
+            match after_uid {
+                Some((pid, _, rest)) => Some((pid_of(pid)?, rest)),
+                None => Some((pid_of(v)?, rest)),
             }
         }
+        None => {
+            let (uid, rest) = s.split_once(':')?;
+            if !is_uid(uid) {
+                return None;
+            }
+            let (pid, _, rest) = digits(rest.trim_start_matches(' '), 10)?;
+            Some((pid_of(pid)?, rest))
+        }
     }
-    let (v, _, rest) = digits(s, 10)?;
-    Some((pid_of(v)?, rest))
 }
 
 /// `P/` at the start: the rest.
