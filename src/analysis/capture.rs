@@ -8,7 +8,7 @@ use super::pacing::{pacing, Pacing};
 use super::Config;
 use crate::model::{CaptureDiagnostics, FrameSeries, SeriesFrame, Source};
 use crate::sources::gfxinfo::GfxinfoCapture;
-use crate::sources::logcat::{ChoreographerLog, SkipEvent};
+use crate::sources::logcat::{ChoreographerLog, DaveyFrame, SkipEvent};
 use crate::sources::sf_latency::SfLatencyCapture;
 use serde::Serialize;
 
@@ -25,7 +25,8 @@ pub struct CaptureFacts {
     pub dumps: Option<u64>,
     /// Frame rows read (`--latency` rows, gfxinfo PROFILEDATA rows kept), or log lines read.
     pub rows: u64,
-    /// logcat `-v` format (`brief`, `time`, `threadtime`); `None` for other sources.
+    /// logcat format ([`LogFormat::name`](crate::sources::logcat::LogFormat::name): `brief`, `process`, `tag`,
+    /// `thread`, `time`, `threadtime`, `long`, `studio`, `studio_legacy`); `None` for other sources.
     pub log_format: Option<String>,
     /// Earliest present (or log) time, ns on the capture's clock (CLOCK_MONOTONIC for dumpsys).
     pub first_ts_ns: Option<i64>,
@@ -73,6 +74,14 @@ pub struct CaptureLayer {
     /// rows JankTracker counts, `IntendedVsync → FrameCompleted` as JankTracker measures it; empty otherwise.
     #[serde(skip)]
     pub frame_durations_ns: Vec<(i64, i64)>,
+    /// logcat: HWUI `Davey!` lines of this pid (JankTracker.cpp logs one only for a frame of 700 ms or more,
+    /// IntendedVsync → FrameCompleted: not a count of janky frames); `None` for other sources.
+    pub davey_frames: Option<u64>,
+    /// logcat: the longest `Davey!` `duration=`, ms; `None` without Davey lines.
+    pub davey_max_ms: Option<i64>,
+    /// logcat: the `Davey!` frames behind `davey_frames`, in file order (for frame rows); empty for other sources.
+    #[serde(skip)]
+    pub daveys: Vec<DaveyFrame>,
 }
 
 /// A gfxinfo process's own summary, as the device printed it.
@@ -107,7 +116,7 @@ pub struct CaptureReport {
 /// One frame of a capture as a table row (`ftl frames` on a text capture). Times in ns on the capture's clock.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CaptureFrameRow {
-    /// `sf_latency` or `gfxinfo`.
+    /// `sf_latency`, `gfxinfo` or `logcat`.
     pub source: &'static str,
     /// Process id, if known.
     pub pid: Option<i32>,
@@ -120,6 +129,17 @@ pub struct CaptureFrameRow {
     pub frame: SeriesFrame,
     /// Present − the previous present of the layer.
     pub present_interval_ns: Option<i64>,
+    /// logcat rows: `davey` (an HWUI `Davey!` line: a frame of 700 ms or more, its FrameInfo times in the frame
+    /// columns) or `choreographer_skip` (a `Skipped N frames!` line); `None` for other sources.
+    pub log_event: Option<&'static str>,
+    /// logcat rows: 1-based line of the event in the file.
+    pub log_line: Option<u64>,
+    /// logcat rows: when the line was logged, ns on the log's clock (see `SkipEvent::ts_ns`).
+    pub log_ts_ns: Option<i64>,
+    /// `choreographer_skip` rows: N, the frames (vsync periods) skipped.
+    pub skipped_frames: Option<u64>,
+    /// `davey` rows: the printed `duration=`, ms.
+    pub davey_duration_ms: Option<i64>,
 }
 
 /// Applies `--process` / `--layer` and `--vsync-period` to a series; `None` if filtered out.
@@ -260,21 +280,40 @@ pub fn gfxinfo(
     }
 }
 
-/// The report of a logcat capture: one entry per pid that logged Choreographer skipped frames, with GT's SM.
+/// The report of a logcat capture: one entry per pid that logged Choreographer skipped frames or HWUI `Davey!`
+/// frames (plus one with an unknown pid for such lines without a pid), with GT's SM and the Davey count, named
+/// from the log's process names; sorted by pid, the unknown pid last.
 pub fn logcat(
     log: ChoreographerLog,
     path: &str,
     file_bytes: u64,
     config: &Config,
 ) -> CaptureReport {
-    let layers = log
-        .pids
-        .iter()
-        .filter(|p| config.keeps_process(None, Some(p.pid)))
-        .map(|p| {
-            let gt = gt_sm(p, log.first_ts_ns, log.last_ts_ns);
-            CaptureLayer {
-                pid: Some(p.pid),
+    let mut by_pid: std::collections::BTreeMap<(bool, i32), (Vec<SkipEvent>, Vec<DaveyFrame>)> =
+        std::collections::BTreeMap::new();
+    // Key (unknown, pid): known pids first, in order.
+    let key = |pid: Option<i32>| (pid.is_none(), pid.unwrap_or(0));
+    for p in log.pids {
+        by_pid.entry(key(Some(p.pid))).or_default().0 = p.events;
+    }
+    if !log.skips_without_pid.is_empty() {
+        by_pid.entry(key(None)).or_default().0 = log.skips_without_pid;
+    }
+    for (pid, d) in log.daveys {
+        by_pid.entry(key(pid)).or_default().1.push(d);
+    }
+    let layers = by_pid
+        .into_iter()
+        .filter_map(|((unknown, pid), (skips, daveys))| {
+            let pid = (!unknown).then_some(pid);
+            let process_name = pid.and_then(|p| log.process_names.get(&p)).cloned();
+            if !config.keeps_process(process_name.as_deref(), pid) {
+                return None;
+            }
+            let gt = gt_sm(&skips, log.first_ts_ns, log.last_ts_ns);
+            Some(CaptureLayer {
+                pid,
+                process_name,
                 pacing: Pacing {
                     presents_from: "none (Choreographer logs have no present times)",
                     period_from: "none",
@@ -287,9 +326,12 @@ pub fn logcat(
                 skipped_frames: Some(gt.skipped_frames),
                 skip_events: Some(gt.skip_events),
                 min_skipped_frames: gt.min_skipped_frames,
-                skips: p.events.clone(),
+                skips,
+                davey_frames: Some(daveys.len() as u64),
+                davey_max_ms: daveys.iter().map(|d| d.duration_ms).max(),
+                daveys,
                 ..CaptureLayer::default()
-            }
+            })
         })
         .collect();
     CaptureReport {
@@ -315,6 +357,54 @@ pub fn logcat(
     }
 }
 
+/// A logcat pid's `Davey!` and `Skipped N frames!` lines as rows, in file order: a Davey row carries its
+/// FrameInfo times as a gfxinfo row does (IntendedVsync, FrameDeadline, Vsync, FrameCompleted, GpuCompleted,
+/// DisplayPresentTime when known), a skip row only its time and N.
+fn log_rows(layer: &CaptureLayer) -> Vec<CaptureFrameRow> {
+    let row = |event, line, ts, frame| CaptureFrameRow {
+        source: Source::Logcat.name(),
+        pid: layer.pid,
+        process_name: layer.process_name.clone(),
+        layer_name: String::new(),
+        frame,
+        log_event: Some(event),
+        log_line: Some(line),
+        log_ts_ns: ts,
+        ..CaptureFrameRow::default()
+    };
+    let mut rows: Vec<CaptureFrameRow> = layer
+        .daveys
+        .iter()
+        .map(|d| {
+            let r = &d.row;
+            let frame = SeriesFrame {
+                expected_start_ns: Some(r.intended_vsync_ns),
+                expected_end_ns: r.frame_deadline_ns,
+                actual_start_ns: Some(r.vsync_ns),
+                actual_end_ns: Some(r.frame_completed_ns),
+                ready_ns: r.gpu_completed_ns.filter(|t| *t > 0),
+                desired_present_ns: None,
+                present_ns: r.display_present_time_ns.filter(|t| *t > 0),
+            };
+            CaptureFrameRow {
+                davey_duration_ms: Some(d.duration_ms),
+                ..row("davey", d.line, d.ts_ns, frame)
+            }
+        })
+        .chain(layer.skips.iter().map(|s| CaptureFrameRow {
+            skipped_frames: Some(s.skipped),
+            ..row(
+                "choreographer_skip",
+                s.line,
+                s.ts_ns,
+                SeriesFrame::default(),
+            )
+        }))
+        .collect();
+    rows.sort_by_key(|r| r.log_line);
+    rows
+}
+
 /// Every frame of every series of the report, one row each, with its present interval on its layer.
 pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
     let mut rows = Vec::new();
@@ -335,8 +425,12 @@ pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
                 layer_name: s.layer_name.clone(),
                 frame: f,
                 present_interval_ns,
+                ..CaptureFrameRow::default()
             });
         }
+    }
+    if report.source == Source::Logcat {
+        rows.extend(report.layers.iter().flat_map(log_rows));
     }
     rows
 }

@@ -10,7 +10,7 @@
 //! The seed's author notes that recording `v` (not `60 − v`) looks inconsistent; ftl reproduces GT as it is. This
 //! is not ftl's present-based `sm`.
 
-use crate::sources::logcat::SkippedFrames;
+use crate::sources::logcat::SkipEvent;
 use serde::Serialize;
 
 const NS_PER_S: i64 = 1_000_000_000;
@@ -32,8 +32,6 @@ const MAX_SECONDS: u64 = 31 * 86_400;
 /// GT's SM of one process, from its Choreographer skipped-frame lines.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct GtSm {
-    /// Process id (logcat's pid column).
-    pub pid: i32,
     /// Σ N over the process's `Skipped N frames!` lines (Choreographer.java), frames (vsync periods).
     pub skipped_frames: u64,
     /// Number of `Skipped N frames!` lines.
@@ -56,15 +54,13 @@ pub struct GtSm {
     pub seconds: u64,
 }
 
-/// GT's SM for one process. `first_ts_ns` / `last_ts_ns` are the capture's span (first and last timestamp of any
+/// GT's SM for one process from its `Skipped N frames!` lines (`events`). `first_ts_ns` / `last_ts_ns` are the capture's span (first and last timestamp of any
 /// log line, [`ChoreographerLog`](crate::sources::logcat::ChoreographerLog)), ns on the events' clock; event
 /// times outside it widen it. Without any timestamp (`-v brief`) per-second values are impossible: only the
 /// totals are returned (`gt_sm_per_second` empty, `gt_sm` None, `seconds` 0). Events without a timestamp in a
 /// log that has some (mixed formats) count in the totals only.
-pub fn gt_sm(frames: &SkippedFrames, first_ts_ns: Option<i64>, last_ts_ns: Option<i64>) -> GtSm {
-    let events = &frames.events;
+pub fn gt_sm(events: &[SkipEvent], first_ts_ns: Option<i64>, last_ts_ns: Option<i64>) -> GtSm {
     let mut out = GtSm {
-        pid: frames.pid,
         skipped_frames: events.iter().fold(0u64, |a, e| a.saturating_add(e.skipped)),
         skip_events: events.len() as u64,
         min_skipped_frames: events.iter().map(|e| e.skipped).min(),
@@ -124,23 +120,19 @@ fn gt_rule(ticks: &[u64]) -> Vec<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::logcat::SkipEvent;
 
     const S: i64 = NS_PER_S;
 
-    fn frames(pid: i32, events: &[(i64, u64)]) -> SkippedFrames {
-        SkippedFrames {
-            pid,
-            events: events
-                .iter()
-                .enumerate()
-                .map(|(i, &(ts, skipped))| SkipEvent {
-                    ts_ns: Some(ts),
-                    skipped,
-                    line: i as u64 + 1,
-                })
-                .collect(),
-        }
+    fn frames(events: &[(i64, u64)]) -> Vec<SkipEvent> {
+        events
+            .iter()
+            .enumerate()
+            .map(|(i, &(ts, skipped))| SkipEvent {
+                ts_ns: Some(ts),
+                skipped,
+                line: i as u64 + 1,
+            })
+            .collect()
     }
 
     #[test]
@@ -169,37 +161,31 @@ mod tests {
     fn ticks_from_capture_span_with_partial_last_second() {
         let t0 = 1_000 * S;
         // Span 2.5 s → ticks [0,1), [1,2), [2,2.5]; events at 0.2 s (31), 0.9 s (10), 2.2 s (31).
-        let f = frames(
-            42,
-            &[
-                (t0 + S / 5, 31),
-                (t0 + 9 * S / 10, 10),
-                (t0 + 2 * S + S / 5, 31),
-            ],
-        );
+        let f = frames(&[
+            (t0 + S / 5, 31),
+            (t0 + 9 * S / 10, 10),
+            (t0 + 2 * S + S / 5, 31),
+        ]);
         let g = gt_sm(&f, Some(t0), Some(t0 + 2 * S + S / 2));
         assert_eq!(g.gt_sm_per_second, vec![19, 60, 29]);
         assert_eq!(g.seconds, 3);
         assert_eq!(g.gt_sm, Some(36.0));
         assert_eq!(g.gt_sm_min, Some(19));
         assert_eq!(
-            (g.pid, g.skipped_frames, g.skip_events, g.min_skipped_frames),
-            (42, 72, 3, Some(10))
+            (g.skipped_frames, g.skip_events, g.min_skipped_frames),
+            (72, 3, Some(10))
         );
     }
 
     #[test]
     fn correction_through_ticks() {
         let t0 = 0;
-        let f = frames(
-            1,
-            &[
-                (S + 1, 30),
-                (2 * S + 1, 45),
-                (3 * S, 100),
-                (3 * S + 999_999_999, 30),
-            ],
-        );
+        let f = frames(&[
+            (S + 1, 30),
+            (2 * S + 1, 45),
+            (3 * S, 100),
+            (3 * S + 999_999_999, 30),
+        ]);
         let g = gt_sm(&f, Some(t0), Some(3 * S + S / 2));
         assert_eq!(g.gt_sm_per_second, vec![60, 0, 0, 10]);
         assert_eq!(g.gt_sm, Some(17.5));
@@ -208,34 +194,23 @@ mod tests {
 
     #[test]
     fn first_tick_ghost() {
-        let f = frames(1, &[(0, 130)]);
+        let f = frames(&[(0, 130)]);
         let g = gt_sm(&f, Some(0), Some(S));
         assert_eq!(g.gt_sm_per_second, vec![60, 60]);
     }
 
     #[test]
     fn two_pids_apart() {
-        let (a, b) = (
-            frames(1, &[(S / 2, 40)]),
-            frames(2, &[(S / 2, 50), (S + 1, 31)]),
-        );
+        let (a, b) = (frames(&[(S / 2, 40)]), frames(&[(S / 2, 50), (S + 1, 31)]));
         let ga = gt_sm(&a, Some(0), Some(S + S / 2));
         let gb = gt_sm(&b, Some(0), Some(S + S / 2));
         assert_eq!(ga.gt_sm_per_second, vec![20, 60]);
         assert_eq!(gb.gt_sm_per_second, vec![10, 29]);
-        assert_eq!((ga.pid, gb.pid), (1, 2));
     }
 
     #[test]
     fn no_events_is_smooth() {
-        let g = gt_sm(
-            &SkippedFrames {
-                pid: 7,
-                events: vec![],
-            },
-            Some(5),
-            Some(5 + 2 * S),
-        );
+        let g = gt_sm(&[], Some(5), Some(5 + 2 * S));
         assert_eq!(g.gt_sm_per_second, vec![60, 60, 60]);
         assert_eq!(
             (g.skipped_frames, g.skip_events, g.min_skipped_frames),
@@ -245,26 +220,22 @@ mod tests {
 
     #[test]
     fn brief_has_totals_only() {
-        let f = SkippedFrames {
-            pid: 3,
-            events: vec![
-                SkipEvent {
-                    ts_ns: None,
-                    skipped: 31,
-                    line: 1,
-                },
-                SkipEvent {
-                    ts_ns: None,
-                    skipped: 90,
-                    line: 2,
-                },
-            ],
-        };
+        let f = vec![
+            SkipEvent {
+                ts_ns: None,
+                skipped: 31,
+                line: 1,
+            },
+            SkipEvent {
+                ts_ns: None,
+                skipped: 90,
+                line: 2,
+            },
+        ];
         let g = gt_sm(&f, None, None);
         assert_eq!(
             g,
             GtSm {
-                pid: 3,
                 skipped_frames: 121,
                 skip_events: 2,
                 min_skipped_frames: Some(31),
@@ -278,7 +249,7 @@ mod tests {
 
     #[test]
     fn extreme_spans_do_not_allocate_or_panic() {
-        let f = frames(1, &[(i64::MIN, u64::MAX), (i64::MAX, u64::MAX)]);
+        let f = frames(&[(i64::MIN, u64::MAX), (i64::MAX, u64::MAX)]);
         let g = gt_sm(&f, Some(0), Some(1));
         assert!(g.gt_sm_per_second.is_empty());
         assert_eq!(g.skipped_frames, u64::MAX);
@@ -294,7 +265,7 @@ mod tests {
             Ok(l) => l,
             Err(e) => panic!("{e}"),
         };
-        let g = gt_sm(&log.pids[0], log.first_ts_ns, log.last_ts_ns);
+        let g = gt_sm(&log.pids[0].events, log.first_ts_ns, log.last_ts_ns);
         assert_eq!(g.gt_sm_per_second, vec![29, 60, 60]);
     }
 }

@@ -134,8 +134,11 @@ fn capture_verdict(report: &CaptureReport) -> String {
         let p = &l.pacing;
         let name = match (&l.layer_name, l.pid) {
             (Some(name), _) => label::elide(&label::layer_label(name), 60),
-            (None, Some(pid)) => format!("pid {pid}"),
-            (None, None) => label::ABSENT.into(),
+            (None, Some(pid)) => match &l.process_name {
+                Some(process) => format!("{process} (pid {pid})"),
+                None => format!("pid {pid}"),
+            },
+            (None, None) => "unknown pid".into(),
         };
         let mut words = Vec::new();
         // Where the source says when frames were asked for, idle gaps are left out (`ftl explain idle`).
@@ -183,6 +186,14 @@ fn capture_verdict(report: &CaptureReport) -> String {
                 .gt_sm
                 .map_or_else(String::new, |sm| format!("GT SM {sm:.1}, "));
             words.push(format!("{sm}{skipped} frames skipped"));
+        }
+        if let Some(davey) = l.davey_frames.filter(|d| *d > 0) {
+            let longest = l
+                .davey_max_ms
+                .map_or_else(String::new, |ms| format!(", longest {ms} ms"));
+            words.push(format!(
+                "{davey} Davey frame(s) (HWUI logs only frames ≥ 700 ms{longest})"
+            ));
         }
         if !words.is_empty() {
             lines.push(format!("{name}: {}", words.join("; ")));
@@ -298,23 +309,29 @@ fn gt_section(report: &CaptureReport) -> String {
         return String::new();
     }
     if report.layers.is_empty() {
-        return "GT SM: no Choreographer \"Skipped N frames!\" line in this log (smooth, or the log does not \
-                hold Choreographer's lines: capture with `adb logcat -v time`)\n\n"
+        return "GT SM: no Choreographer \"Skipped N frames!\" nor HWUI \"Davey!\" line in this log (smooth, or \
+                the log does not hold Choreographer's lines: capture with `adb logcat -v time`)\n\n"
             .into();
     }
     let mut t = table(&[
         "pid",
+        "process",
         "skipped frames",
         "lines",
         "smallest N",
         "seconds",
         "gt_sm mean/min",
+        "Davey frames (≥ 700 ms)",
+        "longest Davey ms",
     ]);
     let mut threshold = None;
     for l in &report.layers {
         threshold = threshold.max(l.min_skipped_frames);
         t.add_row(vec![
             opt(l.pid),
+            l.process_name
+                .clone()
+                .unwrap_or_else(|| label::ABSENT.into()),
             opt(l.skipped_frames),
             opt(l.skip_events),
             opt(l.min_skipped_frames),
@@ -327,13 +344,32 @@ fn gt_section(report: &CaptureReport) -> String {
                 _ if l.pacing.gt_sm_per_second.is_none()
                     && report.capture.first_ts_ns.is_some() =>
                 {
-                    "- (span too long)".into()
+                    "– (span too long)".into()
                 }
-                _ => "- (no timestamps)".into(),
+                _ => "– (no timestamps)".into(),
             },
+            opt(l.davey_frames),
+            opt(l.davey_max_ms),
         ]);
     }
     let mut note = String::new();
+    if report.layers.iter().any(|l| l.pid.is_none()) {
+        let _ = writeln!(
+            note,
+            "  pid -: lines without a pid (the log's format prints none): they cannot be assigned to a process"
+        );
+    }
+    if report
+        .layers
+        .iter()
+        .any(|l| l.davey_frames.unwrap_or(0) > 0)
+    {
+        let _ = writeln!(
+            note,
+            "  Davey: HWUI logs a \"Davey!\" line only for a frame of 700 ms or more (JankTracker.cpp): not a \
+             count of janky frames; `ftl frames` lists their FrameInfo times"
+        );
+    }
     if crate::analysis::gt::default_threshold(threshold) {
         let _ = writeln!(note, "  {}", crate::analysis::gt::SKIP_WARNING_NOTE);
     }

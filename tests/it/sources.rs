@@ -734,3 +734,112 @@ fn rows_of_a_dump_before_a_reset_are_not_compared_with_the_later_summary() {
     assert_eq!(layer["jank_tracker"][0]["total_frames"], 7);
     assert_eq!(layer["recomputed_equals_printed"], true, "{layer}");
 }
+
+#[test]
+fn real_android_studio_logcat_names_the_process_that_skipped_57_frames() {
+    let p = text("ralaunch_logcat_android_studio.txt");
+    let report = analyze_json(&p, &[]);
+    assert_eq!(report["source"], "logcat");
+    assert_eq!(report["capture"]["log_format"], "studio");
+    let pids = report["layers"].as_array().unwrap();
+    assert_eq!(pids.len(), 1, "{pids:#?}");
+    assert_eq!(pids[0]["pid"], 18439);
+    assert_eq!(pids[0]["process_name"], "com.app.ralaunch");
+    assert_eq!(pids[0]["skipped_frames"], 57);
+    assert_eq!(pids[0]["davey_frames"], 0);
+    // --process matches the name as well as the pid.
+    let by_name = analyze_json(&p, &["--process", "ralaunch"]);
+    assert_eq!(by_name["layers"][0]["pid"], 18439);
+    let other = analyze_json(&p, &["--process", "com.nothing"]);
+    assert_eq!(other["layers"].as_array().unwrap().len(), 0);
+}
+
+/// An Android 13 `Davey!` message (JankTracker.cpp; FrameInfoNames with the swapped FrameInterval label).
+const DAVEY_A13: &str = "Davey! duration=812ms; Flags=0, FrameTimelineVsyncId=4242, IntendedVsync=1000000000, \
+    Vsync=1000000000, InputEventId=0, HandleInputStart=1000500000, AnimationStart=1000600000, \
+    PerformTraversalsStart=1000700000, DrawStart=1700000000, FrameDeadline=1016666666, FrameInterval=1000100000, \
+    FrameStartTime=16666666, SyncQueued=1790000000, SyncStart=1790100000, IssueDrawCommandsStart=1790200000, \
+    SwapBuffers=1800000000, FrameCompleted=1812000000, DequeueBufferDuration=100000, QueueBufferDuration=200000, \
+    GpuCompleted=1811000000, SwapBuffersCompleted=1811500000, DisplayPresentTime=0, \
+    CommandSubmissionCompleted=1800100000, ";
+
+#[test]
+fn davey_lines_are_frames_in_analyze_and_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = format!(
+        "11-23 10:00:00.000   500   510 I ActivityManager: Start proc 4242:com.example.app/u0a61 for activity \
+         {{com.example.app/.Main}}\n\
+         11-23 10:00:01.000  4242  4260 I OpenGLRenderer: {DAVEY_A13}\n\
+         11-23 10:00:02.000  4242  4242 I Choreographer: Skipped 45 frames!  The application may be doing too \
+         much work on its main thread.\n\
+         11-23 10:00:03.000  4242  4260 I OpenGLRenderer: {}\n",
+        DAVEY_A13.replace("duration=812ms", "duration=1503ms")
+    );
+    let p = write(dir.path(), "davey.log", &body);
+    let report = analyze_json(&p, &[]);
+    let app = &report["layers"][0];
+    assert_eq!(app["pid"], 4242);
+    assert_eq!(app["process_name"], "com.example.app");
+    assert_eq!(app["davey_frames"], 2);
+    assert_eq!(app["davey_max_ms"], 1503);
+    let shown = ftl_ok(&["analyze", path_str(&p)]);
+    assert!(shown.contains("700 ms or more"), "{shown}");
+    let csv = ftl_ok(&["frames", path_str(&p), "--format", "csv"]);
+    let (header, table) = parse_csv(&csv);
+    let rows: Vec<std::collections::HashMap<&str, &str>> = table
+        .iter()
+        .map(|r| {
+            header
+                .iter()
+                .map(String::as_str)
+                .zip(r.iter().map(String::as_str))
+                .collect()
+        })
+        .collect();
+    let events: Vec<&str> = rows.iter().map(|r| r["log_event"]).collect();
+    assert_eq!(events, vec!["davey", "choreographer_skip", "davey"]);
+    assert_eq!(rows[0]["expected_start_ns"], "1000000000");
+    assert_eq!(rows[0]["actual_end_ns"], "1812000000");
+    assert_eq!(rows[0]["davey_duration_ms"], "812");
+    assert_eq!(rows[0]["log_line"], "2");
+    assert_eq!(rows[1]["skipped_frames"], "45");
+    assert_eq!(rows[1]["process_name"], "com.example.app");
+}
+
+#[test]
+fn utf16le_crlf_studio_logcat_is_read_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "2026-02-03 16:04:55.322 18439-18439 Choreographer           com.app.ralaunch                     I  \
+                Skipped 57 frames!  The application may be doing too much work on its main thread.\r\n\
+                2026-02-03 16:04:56.000 18439-18439 SDLActivity             com.app.ralaunch                     W  x\n";
+    let bytes: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(body.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let p = dir.path().join("ps.txt");
+    std::fs::write(&p, bytes).unwrap();
+    let report = analyze_json(&p, &[]);
+    assert_eq!(report["layers"][0]["skipped_frames"], 57);
+    assert_eq!(report["layers"][0]["process_name"], "com.app.ralaunch");
+    assert_eq!(report["capture"]["span_ms"].as_f64(), Some(678.0));
+}
+
+#[test]
+fn a_logcat_is_detected_by_any_line_in_its_head() {
+    let dir = tempfile::tempdir().unwrap();
+    // A paste that starts with prose and a cut line, then one old-Studio line.
+    let body = format!(
+        "{}ers: cut\n01-29 11:32:58.193 1868-1868/? I/Choreographer: Skipped 151 frames!  The application may \
+         be doing too much work on its main thread.\n",
+        "notes from the tester, not a log\n".repeat(200)
+    );
+    let p = write(dir.path(), "paste.txt", &body);
+    let report = analyze_json(&p, &[]);
+    assert_eq!(report["source"], "logcat");
+    assert_eq!(report["capture"]["log_format"], "studio_legacy");
+    assert_eq!(report["layers"][0]["pid"], 1868);
+    assert_eq!(report["layers"][0]["skipped_frames"], 151);
+    // The other text captures still detect as before.
+    let latency = write(dir.path(), "l.txt", "16666666\n1 2 3\n4 5 6\n");
+    assert_eq!(analyze_json(&latency, &[])["source"], "sf_latency");
+}
