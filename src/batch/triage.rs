@@ -8,6 +8,7 @@ use crate::analysis::metrics::{FrameTimes, LayerSummary};
 use crate::analysis::pacing::Pacing;
 use crate::analysis::percentile::percentile;
 use crate::analysis::{Analysis, Report};
+use crate::model::Source;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,7 +28,7 @@ pub enum Grouping {
 
 /// One row of the triage table. For traces, frame counts are over actual SurfaceFrames (app frames) as in `ftl
 /// analyze`'s verdict and per-layer table ([`LayerSummary`]); for text captures `frames` counts the frames of
-/// the capture's series and the FrameTimeline columns are null. The pacing columns come from every layer's
+/// the capture's series (null for a logcat, which has none) and the FrameTimeline columns are null. The pacing columns come from every layer's
 /// pacing numbers ([`Pacing`]): counts are summed over the row's layers, `max_frame_delay` and
 /// `perfdog_stutter_pct` are the largest, `sm` and `gt_sm` the lowest (worst), and the FPS columns are those of
 /// the layer with the most presents; the idle-aware columns (`ftl explain idle`) follow the same rules. Optional fields are null for failed inputs.
@@ -190,7 +191,9 @@ fn capture_rows(job: &Job, report: &CaptureReport, grouping: Grouping) -> Vec<Tr
         .map(|((pid, layer), layers)| {
             let pacing: Vec<&Pacing> = layers.iter().map(|l| &l.pacing).collect();
             let mut row = pacing_columns(base.clone(), &pacing);
-            row.frames = Some(layers.iter().map(|l| l.frames).sum());
+            // A logcat holds no frame series (its skips and Davey lines are events): absent, not 0.
+            row.frames =
+                (report.source != Source::Logcat).then(|| layers.iter().map(|l| l.frames).sum());
             row.pid = pid;
             row.process_name =
                 pid.and_then(|_| layers.first().and_then(|l| l.process_name.clone()));

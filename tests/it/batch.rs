@@ -653,3 +653,15 @@ fn parquet_rerun_replaces_earlier_partitions() {
     let one = run(&[REAL_TRACES[1].1]);
     assert_eq!(one, [format!("trace={}", REAL_TRACES[1].1)]);
 }
+
+/// A logcat holds no frame series: its triage row's `frames` is absent (null), not 0, and its GT SM is there.
+#[test]
+fn a_logcat_row_has_no_frame_count() {
+    let log = shared().join("text/ralaunch_logcat_android_studio.txt");
+    let (code, rows, stderr) = batch_json(&[path_str(&log)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["source"], "logcat");
+    assert!(rows[0]["frames"].is_null(), "{:#?}", rows[0]);
+    assert!(rows[0]["gt_sm"].as_f64().is_some(), "{:#?}", rows[0]);
+}
