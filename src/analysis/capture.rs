@@ -122,8 +122,8 @@ pub struct CaptureFrameRow {
     pub pid: Option<i32>,
     /// Process name, if known.
     pub process_name: Option<String>,
-    /// Layer or window name.
-    pub layer_name: String,
+    /// Layer or window name; `None` for a logcat event, which belongs to no layer.
+    pub layer_name: Option<String>,
     /// The frame's times (`SeriesFrame`'s columns).
     #[serde(flatten)]
     pub frame: SeriesFrame,
@@ -365,7 +365,7 @@ fn log_rows(layer: &CaptureLayer) -> Vec<CaptureFrameRow> {
         source: Source::Logcat.name(),
         pid: layer.pid,
         process_name: layer.process_name.clone(),
-        layer_name: String::new(),
+        layer_name: None,
         frame,
         log_event: Some(event),
         log_line: Some(line),
@@ -422,7 +422,7 @@ pub fn frame_rows(report: &CaptureReport) -> Vec<CaptureFrameRow> {
                 source: s.source.name(),
                 pid: s.pid,
                 process_name: s.process_name.clone(),
-                layer_name: s.layer_name.clone(),
+                layer_name: Some(s.layer_name.clone()),
                 frame: f,
                 present_interval_ns,
                 ..CaptureFrameRow::default()
