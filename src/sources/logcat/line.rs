@@ -109,12 +109,24 @@ fn brief_body(s: &str) -> Option<(i32, &str, &str)> {
     None
 }
 
+/// `tag: message` split at the first `": "`, or a line that ends in `:` after its tag (an empty message):
+/// (tag, message). A tag rarely holds a colon, so this is a byte search for `:` checked for the space after it.
+fn split_tag(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    for i in memchr::memchr_iter(b':', b) {
+        match b.get(i + 1) {
+            Some(b' ') => return Some((s.get(..i)?, s.get(i + 2..)?)),
+            None => return Some((s.get(..i)?, "")),
+            Some(_) => {}
+        }
+    }
+    None
+}
+
 /// `P/tag: message` (`-v tag`, Android Studio's older format): (tag, message).
 fn tag_body(s: &str) -> Option<(&str, &str)> {
     let body = priority_slash(s)?;
-    let (tag, message) = body
-        .split_once(": ")
-        .or_else(|| Some((body.strip_suffix(':')?, "")))?;
+    let (tag, message) = split_tag(body)?;
     (!tag.trim().is_empty()).then_some((tag.trim(), message))
 }
 
@@ -129,10 +141,7 @@ fn threadtime_body(s: &str) -> Option<(i32, &str, &str)> {
         return None;
     }
     let rest = &rest[2..];
-    let (tag, message) = match rest.find(": ") {
-        Some(i) => (&rest[..i], &rest[i + 2..]),
-        None => (rest.strip_suffix(':')?, ""),
-    };
+    let (tag, message) = split_tag(rest)?;
     Some((pid, tag.trim(), message))
 }
 

@@ -103,15 +103,19 @@ fn days_in_month(year: Option<u64>, month: u64) -> u64 {
 
 /// Leading ASCII digits of `s`: (value, digit count, rest); `None` without a digit or with more than `max`.
 pub(super) fn digits(s: &str, max: usize) -> Option<(u64, usize, &str)> {
-    let n = s.bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 || n > max {
-        return None;
+    // One pass that stops at the first non-digit, or fails at digit `max + 1`: every log line's stamp and ids
+    // go through here.
+    let bytes = s.as_bytes();
+    let (mut v, mut n) = (0u64, 0usize);
+    while let Some(d) = bytes.get(n).filter(|b| b.is_ascii_digit()) {
+        if n == max {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        n += 1;
     }
-    let (d, rest) = s.split_at_checked(n)?;
-    let v = d.bytes().try_fold(0u64, |v, b| {
-        v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
-    })?;
-    Some((v, n, rest))
+    // `n` bytes of ASCII digits end on a character boundary.
+    (n > 0).then(|| (v, n, s.get(n..).unwrap_or_default()))
 }
 
 /// Exactly `n` digits.
@@ -126,8 +130,20 @@ fn digits_n(s: &str, n: usize) -> Option<(u64, &str)> {
 fn fraction(rest: &str) -> Option<(u64, &str)> {
     match rest.strip_prefix('.') {
         Some(f) => {
+            const SCALE: [u64; 10] = [
+                1_000_000_000,
+                100_000_000,
+                10_000_000,
+                1_000_000,
+                100_000,
+                10_000,
+                1_000,
+                100,
+                10,
+                1,
+            ];
             let (frac, n, r) = digits(f, 9)?;
-            Some((frac * 10u64.pow(9 - n as u32), r))
+            Some((frac * SCALE.get(n)?, r))
         }
         None => Some((0, rest)),
     }
