@@ -403,7 +403,7 @@ fn display_interval(measured_ns: i64) -> i64 {
 /// - older rows (no `FrameDeadline`): SurfaceCanvas rows skip the jank checks (Android 9–11's
 ///   `EXEMPT_FRAMES_FLAGS`; Android 7 is another algorithm, with a process-wide summary this is not compared
 ///   with); janky iff duration > the frame interval (`period_ns` when given — `--vsync-period` —, else the
-///   window's [`frame_period`] snapped to a common refresh rate, [`display_interval`]; 16.67 ms if unknown);
+///   window's [`frame_period`] snapped to a common refresh rate, `display_interval`; 16.67 ms if unknown);
 ///   "deadline missed" by replaying that era's swap-deadline state machine over the rows in draw (`SyncStart`)
 ///   order, and the causes are counted on those frames, as it did. Not applied, for want of data in the dump:
 ///   the dequeue forgiveness (needs the display's vsync offsets) and Android 10–11's "shorter than the interval
