@@ -251,7 +251,7 @@ pub fn gfxinfo(
                     .filter(|_| !config.gfxinfo_drop_flagged_rows)
                     .and_then(|p| {
                         let since = w.summary.as_ref().and_then(|s| s.stats_since_ns);
-                        compare_with_printed(&w.rows, config.vsync_period_ns, p, since)
+                        compare_with_printed(&w.rows, &recomputed, config.vsync_period_ns, p, since)
                     });
                 layer.jank_tracker.push(recomputed);
             }

@@ -28,18 +28,20 @@ pub const EXPLANATION: &str = "idle gaps (ftl's rule; no peer defines one)
     gaps (grey bands).";
 use serde::Serialize;
 
-/// The activity numbers of one series: its idle gaps and the pacing numbers computed without them.
+/// The activity numbers of one series: its idle gaps and the pacing numbers computed without them. Every field is
+/// `None` when the source records no request times or the period is unknown (flattened into
+/// [`super::pacing::Pacing`] under these names).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Activity {
     /// Idle intervals between presents (see the module's rule).
-    pub idle_gaps: u64,
+    pub idle_gaps: Option<u64>,
     /// First present to last present minus the idle intervals, seconds.
-    pub active_s: f64,
-    /// Present-to-present intervals that are not idle, per active second (`fps` without the idle gaps);
-    /// `None` when no active time remains.
+    pub active_s: Option<f64>,
+    /// Present-to-present intervals that are not idle, per active second (`fps` without the idle gaps), frames/s;
+    /// also `None` when no active time remains.
     pub active_fps: Option<f64>,
     /// PerfDog Jank over the present intervals with the idle ones removed (the intervals before and after a
-    /// gap are consecutive); `None` with fewer than two active presents.
+    /// gap are consecutive); also `None` with fewer than two active presents.
     pub perfdog_jank_active: Option<u64>,
     /// PerfDog BigJank, idle intervals removed.
     pub perfdog_big_jank_active: Option<u64>,
@@ -104,8 +106,8 @@ pub fn activity(presents: &[i64], idle: &[bool]) -> Activity {
     let active_s = active_ns as f64 / 1e9;
     let perf = perfdog(&active);
     Activity {
-        idle_gaps: idle.iter().filter(|i| **i).count() as u64,
-        active_s,
+        idle_gaps: Some(idle.iter().filter(|i| **i).count() as u64),
+        active_s: Some(active_s),
         active_fps: (active_ns > 0).then(|| active.len().saturating_sub(1) as f64 / active_s),
         perfdog_jank_active: perf.map(|d| d.jank),
         perfdog_big_jank_active: perf.map(|d| d.big_jank),
@@ -171,9 +173,13 @@ mod tests {
         let mut idle = vec![false; presents.len() - 1];
         idle[10] = true;
         let a = activity(&presents, &idle);
-        assert_eq!(a.idle_gaps, 1);
+        assert_eq!(a.idle_gaps, Some(1));
         // 20 intervals of 16 ms are active.
-        assert!((a.active_s - 0.32).abs() < 1e-12, "{}", a.active_s);
+        assert!(
+            a.active_s.is_some_and(|s| (s - 0.32).abs() < 1e-12),
+            "{:?}",
+            a.active_s
+        );
         assert!(a.active_fps.is_some_and(|f| (f - 62.5).abs() < 1e-9));
         assert_eq!(
             (a.perfdog_jank_active, a.perfdog_big_jank_active),
@@ -189,8 +195,12 @@ mod tests {
         assert_eq!(original[10], 11);
         // No idle interval: the active numbers are the whole-span ones.
         let a = activity(&presents[..11], &[false; 10]);
-        assert_eq!(a.idle_gaps, 0);
-        assert!((a.active_s - 0.16).abs() < 1e-12, "{}", a.active_s);
+        assert_eq!(a.idle_gaps, Some(0));
+        assert!(
+            a.active_s.is_some_and(|s| (s - 0.16).abs() < 1e-12),
+            "{:?}",
+            a.active_s
+        );
         assert!(a.active_fps.is_some_and(|f| (f - 62.5).abs() < 1e-9));
     }
 

@@ -135,9 +135,10 @@ const MAX_FINISHED_AFTER_SUMMARY: u64 = 3;
 /// `JankTracker::reset` clears the ring buffer, so rows of an earlier concatenated dump are not its own). On
 /// Android 12+ rows, when the rows hold 1–3 counted frames more than the summary, the newest ones (by
 /// `SyncStart`) are taken to have finished after the summary was printed and are left out of the comparison.
-/// `None` as [`equals_printed`].
+/// `recomputed` is [`recompute`] of all `rows` with `period_ns`. `None` as [`equals_printed`].
 pub fn compare_with_printed(
     rows: &[FrameInfoRow],
+    recomputed: &JankTrackerNumbers,
     period_ns: Option<i64>,
     printed: &JankTrackerNumbers,
     stats_since_ns: Option<i64>,
@@ -147,7 +148,12 @@ pub fn compare_with_printed(
         .filter(|r| stats_since_ns.is_none_or(|t| r.sync_start_ns >= t))
         .copied()
         .collect();
-    let mut recomputed = recompute(&own, period_ns);
+    // `recomputed` is that of every row: computed again only over a narrower set.
+    let mut recomputed = if own.len() == rows.len() {
+        recomputed.clone()
+    } else {
+        recompute(&own, period_ns)
+    };
     let extra = recomputed
         .total_frames?
         .saturating_sub(printed.total_frames?);
@@ -729,7 +735,7 @@ mod tests {
         // The device printed its summary when only the first two had finished (their numbers).
         let printed = recompute(&rows[..2], None);
         assert_eq!(
-            compare_with_printed(&rows, None, &printed, None),
+            compare_with_printed(&rows, &recompute(&rows, None), None, &printed, None),
             Some(true)
         );
         // Not so before Android 12 (JankTracker counted each frame as it was drawn).
@@ -742,13 +748,16 @@ mod tests {
             .collect();
         let printed = recompute(&old[..2], None);
         assert_eq!(
-            compare_with_printed(&old, None, &printed, None),
+            compare_with_printed(&old, &recompute(&old, None), None, &printed, None),
             Some(false)
         );
         // A printed total above the rows cannot be compared.
         let mut more = printed;
         more.total_frames = Some(4);
-        assert_eq!(compare_with_printed(&old, None, &more, None), None);
+        assert_eq!(
+            compare_with_printed(&old, &recompute(&old, None), None, &more, None),
+            None
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! 0.1 % low FPS, and the present-based smoothness `sm`. Every source with present times gets all of them
 //! (definitions: `shared/docs/frame-sources.md` §3–§6).
 
-use super::idle::{activity, idle_intervals};
+use super::idle::{activity, idle_intervals, Activity};
 use crate::model::FrameSeries;
 use serde::Serialize;
 
@@ -300,19 +300,10 @@ pub struct Pacing {
     pub perfdog_big_jank: Option<u64>,
     /// PerfDog Stutter, %.
     pub perfdog_stutter_pct: Option<f64>,
-    /// Idle intervals between presents: the next frame was asked for more than a vsync after the previous
-    /// present ([`super::idle`]); `None` when the source records no request times or the period is unknown.
-    pub idle_gaps: Option<u64>,
-    /// First to last present without the idle intervals, seconds; `None` as `idle_gaps`.
-    pub active_s: Option<f64>,
-    /// Present intervals that are not idle per active second, frames/s; `None` as `idle_gaps`.
-    pub active_fps: Option<f64>,
-    /// PerfDog Jank with the idle intervals removed; `None` as `idle_gaps`.
-    pub perfdog_jank_active: Option<u64>,
-    /// PerfDog BigJank with the idle intervals removed.
-    pub perfdog_big_jank_active: Option<u64>,
-    /// PerfDog Stutter over the active time, %.
-    pub perfdog_stutter_pct_active: Option<f64>,
+    /// Idle gaps and the numbers without them: `idle_gaps`, `active_s`, `active_fps`, `perfdog_jank_active`,
+    /// `perfdog_big_jank_active`, `perfdog_stutter_pct_active` ([`super::idle`]).
+    #[serde(flatten)]
+    pub activity: Activity,
     /// Presents in each whole second from the first present.
     pub fps_per_second: Vec<u64>,
     /// Lowest of `fps_per_second`.
@@ -406,15 +397,9 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
         p.perfdog_big_jank = Some(d.big_jank);
         p.perfdog_stutter_pct = Some(d.stutter_pct);
     }
-    if let Some(idle) = idle_intervals(series.frames.requested_and_present(), &presents, period) {
-        let a = activity(&presents, &idle);
-        p.idle_gaps = Some(a.idle_gaps);
-        p.active_s = Some(a.active_s);
-        p.active_fps = a.active_fps;
-        p.perfdog_jank_active = a.perfdog_jank_active;
-        p.perfdog_big_jank_active = a.perfdog_big_jank_active;
-        p.perfdog_stutter_pct_active = a.perfdog_stutter_pct_active;
-    }
+    p.activity = idle_intervals(series.frames.requested_and_present(), &presents, period)
+        .map(|idle| activity(&presents, &idle))
+        .unwrap_or_default();
     if whole_seconds(&presents).is_none() {
         p.pacing_diagnostics.push(
             "presents span more than 31 days, or more than a day at under one present a minute (a clock \

@@ -142,10 +142,10 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
     row.perfdog_jank = sum(|p| p.perfdog_jank);
     row.perfdog_big_jank = sum(|p| p.perfdog_big_jank);
     row.perfdog_stutter_pct = max(|p| p.perfdog_stutter_pct);
-    row.idle_gaps = sum(|p| p.idle_gaps);
-    row.perfdog_jank_active = sum(|p| p.perfdog_jank_active);
-    row.perfdog_big_jank_active = sum(|p| p.perfdog_big_jank_active);
-    row.perfdog_stutter_pct_active = max(|p| p.perfdog_stutter_pct_active);
+    row.idle_gaps = sum(|p| p.activity.idle_gaps);
+    row.perfdog_jank_active = sum(|p| p.activity.perfdog_jank_active);
+    row.perfdog_big_jank_active = sum(|p| p.activity.perfdog_big_jank_active);
+    row.perfdog_stutter_pct_active = max(|p| p.activity.perfdog_stutter_pct_active);
     row.sm = min(|p| p.sm);
     row.gt_sm = min(|p| p.gt_sm);
     // The FPS columns (and, without a vsync model, the refresh rate) are those of the main layer: the one with
@@ -158,7 +158,7 @@ fn pacing_columns(mut row: TriageRow, layers: &[&Pacing]) -> TriageRow {
         row.avg_surface_fps = main.avg_surface_fps;
         row.fps_mean = main.fps_mean;
         row.fps_1pct_low = main.fps_1pct_low;
-        row.active_fps = main.active_fps;
+        row.active_fps = main.activity.active_fps;
         row.refresh_rate_hz = row
             .refresh_rate_hz
             .or_else(|| main.refresh_period_ms.map(|ms| 1e3 / ms));

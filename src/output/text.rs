@@ -142,8 +142,12 @@ fn capture_verdict(report: &CaptureReport) -> String {
         };
         let mut words = Vec::new();
         // Where the source says when frames were asked for, idle gaps are left out (`ftl explain idle`).
-        let idle = p.idle_gaps.filter(|g| *g > 0).zip(p.active_s);
-        match (idle, p.active_fps) {
+        let idle = p
+            .activity
+            .idle_gaps
+            .filter(|g| *g > 0)
+            .zip(p.activity.active_s);
+        match (idle, p.activity.active_fps) {
             (Some((gaps, active_s)), Some(fps)) => {
                 let span_s = p
                     .first_present_ns
@@ -161,9 +165,9 @@ fn capture_verdict(report: &CaptureReport) -> String {
         }
         let perfdog = match idle {
             Some(_) => (
-                p.perfdog_jank_active,
-                p.perfdog_big_jank_active,
-                p.perfdog_stutter_pct_active,
+                p.activity.perfdog_jank_active,
+                p.activity.perfdog_big_jank_active,
+                p.activity.perfdog_stutter_pct_active,
             ),
             None => (p.perfdog_jank, p.perfdog_big_jank, p.perfdog_stutter_pct),
         };
@@ -666,12 +670,12 @@ fn pacing_section(layers: &[(String, &Pacing)]) -> String {
             pair(opt(p.perfdog_jank), opt(p.perfdog_big_jank)),
             ms(p.perfdog_stutter_pct),
             pair(opt1(p.sm), opt(p.sm_min)),
-            opt(p.idle_gaps),
-            opt1(p.active_fps),
+            opt(p.activity.idle_gaps),
+            opt1(p.activity.active_fps),
             match (
-                p.perfdog_jank_active,
-                p.perfdog_big_jank_active,
-                p.perfdog_stutter_pct_active,
+                p.activity.perfdog_jank_active,
+                p.activity.perfdog_big_jank_active,
+                p.activity.perfdog_stutter_pct_active,
             ) {
                 (Some(j), Some(b), Some(s)) => format!("{j} / {b}, {s:.2} %"),
                 _ => opt::<u64>(None),

@@ -179,21 +179,23 @@ fn layer_numbers(layer: &CaptureLayer) -> Vec<(&'static str, String)> {
             pair(opt(p.sm, f1), opt(p.sm_min, |v| v.to_string())),
         ),
     ];
-    if let Some(gaps) = p.idle_gaps {
+    if let Some(gaps) = p.activity.idle_gaps {
         n.push((
             "idle gaps",
             format!(
                 "{gaps} ({} s active)",
-                opt(p.active_s, |v| format!("{v:.2}"))
+                opt(p.activity.active_s, |v| format!("{v:.2}"))
             ),
         ));
-        n.push(("FPS while drawing", opt(p.active_fps, f1)));
+        n.push(("FPS while drawing", opt(p.activity.active_fps, f1)));
         n.push((
             "PerfDog active",
             pair(
-                opt(p.perfdog_jank_active, int),
-                opt(p.perfdog_big_jank_active, int),
-            ) + &opt(p.perfdog_stutter_pct_active, |v| format!(", {v:.2} %")),
+                opt(p.activity.perfdog_jank_active, int),
+                opt(p.activity.perfdog_big_jank_active, int),
+            ) + &opt(p.activity.perfdog_stutter_pct_active, |v| {
+                format!(", {v:.2} %")
+            }),
         ));
     }
     if let Some(j) = layer

@@ -48,19 +48,15 @@ impl GfxWindow {
     /// `IntendedVsync`, expected end `FrameDeadline`, actual start `Vsync`, actual end `FrameCompleted`, ready
     /// `GpuCompleted`. Present times: `DisplayPresentTime` when the column exists with at least one plausible
     /// value > 0 (frames whose value is 0, −1 or implausible then have no present time:
-    /// [`FrameInfoRow::present_ns`]), else `FrameCompleted` for every frame, labelled so. Rows that are not
-    /// finished frames ([`FrameInfoRow::unfinished`]) are left out, so that span, per-second series and frame
-    /// delays come from valid frames only; an implausible `FrameDeadline` (or HWUI's `i64::MAX` "unknown") gives
+    /// [`FrameInfoRow::present_ns`]), else `FrameCompleted` for every frame, labelled so. The rows are finished
+    /// frames only (the reader left the others out, [`FrameInfoRow::unfinished`]), so span, per-second series and
+    /// frame delays come from valid frames; an implausible `FrameDeadline` (or HWUI's `i64::MAX` "unknown") gives
     /// no expected end. Period: see [`frame_period`].
     pub fn series(&self, pid: Option<i32>, process_name: Option<&str>) -> FrameSeries {
-        let valid: Vec<&FrameInfoRow> = self
-            .rows
-            .iter()
-            .filter(|r| r.unfinished().is_none())
-            .collect();
-        let has_present = valid.iter().any(|r| r.present_ns().is_some());
+        let has_present = self.rows.iter().any(|r| r.present_ns().is_some());
         let (period_ns, period_from) = frame_period(&self.rows);
-        let frames = valid
+        let frames = self
+            .rows
             .iter()
             .map(|r| SeriesFrame {
                 expected_start_ns: Some(r.intended_vsync_ns),

@@ -111,13 +111,16 @@ fn idle_gaps_are_marked_idle_and_not_counted_as_jank() {
     assert_eq!((p.perfdog_jank, p.perfdog_big_jank), (Some(1), Some(1)));
     assert_eq!(
         (
-            p.idle_gaps,
-            p.perfdog_jank_active,
-            p.perfdog_big_jank_active
+            p.activity.idle_gaps,
+            p.activity.perfdog_jank_active,
+            p.activity.perfdog_big_jank_active
         ),
         (Some(1), Some(0), Some(0))
     );
-    assert!(p.active_s.is_some_and(|s| (s - 16.0 * 0.016).abs() < 1e-9));
+    assert!(p
+        .activity
+        .active_s
+        .is_some_and(|s| (s - 16.0 * 0.016).abs() < 1e-9));
     assert!(row
         .numbers
         .contains(&("idle gaps", "1 (0.26 s active)".into())));
