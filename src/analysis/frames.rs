@@ -3,6 +3,7 @@
 //! expected slice.
 
 use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, LateStage};
+use super::app::threads::ThreadColumns;
 use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
 use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
@@ -149,10 +150,16 @@ pub struct FrameRow {
     /// The stage that made the frame late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
     /// `stuffing`; see `ftl explain stages`); `None` when it was not late.
     pub late_stage: Option<LateStage>,
+    /// What the UI thread and RenderThread did over the frame and why a late frame was late: the columns
+    /// `ui_*` / `rt_*` (time per thread state, megacycles), `top_blocking_call`, `top_blocking_call_ns`,
+    /// `binder_ns`, `binder_calls`, `cause`, `cause_share_pct` (see `ftl explain causes`); null when the trace
+    /// lacks the scheduler data or sections they need.
+    #[serde(flatten)]
+    pub threads: ThreadColumns,
 }
 
 // One per SurfaceFrame (its labels a byte each, not a 16-byte `&str`): the rows' memory on dense traces.
-const _: () = assert!(std::mem::size_of::<FrameRow>() == 240);
+const _: () = assert!(std::mem::size_of::<FrameRow>() == 248);
 
 impl FrameRow {
     /// The actual duration, ns, of a frame that was shown and ended (`None` for a dropped or never-ended one):
@@ -278,6 +285,7 @@ pub fn frame_rows(
             derived: DerivedLabels::of(d, s.jank_bits(), false, &mut jank_types),
             late_stage: late_stage(&deadline, &w),
             app_work: w.into(),
+            threads: ThreadColumns::default(),
         })
     };
     let intervals = with_intervals.then(|| PresentIntervals::of(timeline, &frames));

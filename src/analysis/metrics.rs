@@ -374,6 +374,10 @@ pub struct LayerSummary {
     /// Late frames per stage that made them late (`ui_thread`, `render_thread`, `gpu`, `app`, `surfaceflinger`,
     /// `stuffing`; ftl's stage blame, `analysis::app::blame::late_stage`). Stages without frames are left out.
     pub late_stages: BTreeMap<&'static str, u64>,
+    /// Late frames per cause (`cpu_starved`, `binder:<server process>`, `slow_code:<section>`, …; ftl's rule,
+    /// `analysis::app::cause`, `ftl explain causes`). Late frames without a cause (no scheduler data, or no
+    /// thread sections) are left out.
+    pub late_causes: BTreeMap<String, u64>,
     /// The most frequent jank-type components other than `None`, most frequent first (at most 3).
     pub top_jank_types: Vec<(String, u64)>,
     /// Median actual frame duration (app start → buffer ready), ms; dropped and unfinished frames excluded.
@@ -392,6 +396,13 @@ pub struct LayerSummary {
     /// PerfDog, FPS per second, sm), normalised by the trace's vsync period.
     #[serde(flatten)]
     pub pacing: Pacing,
+}
+
+/// Causes by frames, most first (ties by name): the order of the "top causes" and of batch's `top_cause`.
+pub fn ranked_causes(causes: &BTreeMap<String, u64>) -> Vec<(&str, u64)> {
+    let mut ranked: Vec<(&str, u64)> = causes.iter().map(|(c, n)| (c.as_str(), *n)).collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    ranked
 }
 
 /// Summarises per (pid, layer) from the per-frame rows; `period_ns` is the vsync period (the pacing metrics'
@@ -424,6 +435,7 @@ struct LayerFrames {
     stuffed: u64,
     jank_tags: BTreeMap<&'static str, u64>,
     late_stages: BTreeMap<&'static str, u64>,
+    late_causes: BTreeMap<String, u64>,
     /// Frames per `jank_type` string (few distinct ones), split into components at the end.
     jank_types: BTreeMap<SharedStr, u64>,
     dur_ns: Vec<i64>,
@@ -454,6 +466,14 @@ impl LayerSummaries {
         *l.jank_tags.entry(tag.name()).or_default() += 1;
         if let Some(stage) = r.late_stage {
             *l.late_stages.entry(stage.name()).or_default() += 1;
+        }
+        if let Some(cause) = r.threads.cause() {
+            match l.late_causes.get_mut(cause) {
+                Some(n) => *n += 1,
+                None => {
+                    l.late_causes.insert(cause.to_string(), 1);
+                }
+            }
         }
         match l.jank_types.get_mut(&r.labels.jank_type) {
             Some(n) => *n += 1,
@@ -520,6 +540,7 @@ impl LayerFrames {
             stuffed_frames: self.stuffed,
             jank_tags: self.jank_tags,
             late_stages: self.late_stages,
+            late_causes: self.late_causes,
             top_jank_types: top,
             frame_dur_ms_p50: percentile(&durs, 50.0),
             frame_dur_ms_p90: percentile(&durs, 90.0),

@@ -67,6 +67,13 @@ pub struct TriageRow {
     pub dropped_frames: Option<u64>,
     /// Layer with the most janky frames (ties: first by name); null if none is janky.
     pub worst_layer: Option<String>,
+    /// The commonest cause of the late frames (`ftl explain causes`), over the row's layers (ties: first by
+    /// name); null when no late frame has a cause (no scheduler data, no thread sections, nothing late).
+    pub top_cause: Option<String>,
+    /// Late frames with that cause.
+    pub top_cause_frames: Option<u64>,
+    /// `top_cause_frames` over the row's late frames (those with a late stage), %.
+    pub top_cause_pct: Option<f64>,
     /// 99th percentile actual frame duration, ms; dropped and unfinished frames excluded.
     pub frame_dur_ms_p99: Option<f64>,
     /// 99th percentile overrun (actual end − expected end), ms.
@@ -288,6 +295,16 @@ fn summarize(mut row: TriageRow, layers: &[&LayerSummary], frames: &[&FrameRow])
                 .then(a.layer_name.cmp(&b.layer_name))
         })
         .map(|l| l.layer_name.clone());
+    let mut causes: BTreeMap<String, u64> = BTreeMap::new();
+    for (cause, n) in layers.iter().flat_map(|l| &l.late_causes) {
+        *causes.entry(cause.clone()).or_default() += n;
+    }
+    if let Some((cause, n)) = crate::analysis::metrics::ranked_causes(&causes).first() {
+        let late: u64 = layers.iter().flat_map(|l| l.late_stages.values()).sum();
+        row.top_cause = Some(cause.to_string());
+        row.top_cause_frames = Some(*n);
+        row.top_cause_pct = Some(*n as f64 * 100.0 / late.max(1) as f64);
+    }
     let times = FrameTimes::of(frames);
     row.frame_dur_ms_p99 = percentile(&times.dur_ms, 99.0);
     row.overrun_ms_p99 = percentile(&times.overrun_ms, 99.0);
@@ -314,6 +331,10 @@ pub enum Column {
     SfJankyFrames,
     /// `dropped_frames`.
     DroppedFrames,
+    /// `top_cause_frames`.
+    TopCauseFrames,
+    /// `top_cause_pct`.
+    TopCausePct,
     /// `frame_dur_ms_p99`.
     FrameDurMsP99,
     /// `overrun_ms_p99`.
@@ -358,7 +379,7 @@ pub enum Column {
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 28] = [
+    pub const ALL: [Column; 30] = [
         Column::RefreshRateHz,
         Column::SpanMs,
         Column::Frames,
@@ -367,6 +388,8 @@ impl Column {
         Column::AppJankyFrames,
         Column::SfJankyFrames,
         Column::DroppedFrames,
+        Column::TopCauseFrames,
+        Column::TopCausePct,
         Column::FrameDurMsP99,
         Column::OverrunMsP99,
         Column::MaxFrameDelay,
@@ -400,6 +423,8 @@ impl Column {
             Column::AppJankyFrames => "app_janky_frames",
             Column::SfJankyFrames => "sf_janky_frames",
             Column::DroppedFrames => "dropped_frames",
+            Column::TopCauseFrames => "top_cause_frames",
+            Column::TopCausePct => "top_cause_pct",
             Column::FrameDurMsP99 => "frame_dur_ms_p99",
             Column::OverrunMsP99 => "overrun_ms_p99",
             Column::MaxFrameDelay => "max_frame_delay",
@@ -435,6 +460,8 @@ impl Column {
             Column::AppJankyFrames => count(row.app_janky_frames),
             Column::SfJankyFrames => count(row.sf_janky_frames),
             Column::DroppedFrames => count(row.dropped_frames),
+            Column::TopCauseFrames => count(row.top_cause_frames),
+            Column::TopCausePct => row.top_cause_pct,
             Column::FrameDurMsP99 => row.frame_dur_ms_p99,
             Column::OverrunMsP99 => row.overrun_ms_p99,
             Column::MaxFrameDelay => row.max_frame_delay.map(|v| v as f64),

@@ -23,8 +23,8 @@ directories that are none of these are listed as skipped; files named on the com
 
 Triage columns (one row per input, or per input × process / layer with --by):
   trace, path, source, device, refresh_rate_hz, span_ms, pid, process_name, layer_name, frames, janky_frames,
-  janky_pct, app_janky_frames, sf_janky_frames, dropped_frames, worst_layer, frame_dur_ms_p99,
-  overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean, fps_1pct_low, perfdog_jank,
+  janky_pct, app_janky_frames, sf_janky_frames, dropped_frames, worst_layer, top_cause, top_cause_frames,
+  top_cause_pct, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean, fps_1pct_low, perfdog_jank,
   perfdog_big_jank, perfdog_stutter_pct, idle_gaps, active_fps, perfdog_jank_active, perfdog_big_jank_active,
   perfdog_stutter_pct_active, sm, gt_sm, agreement_pct, diagnostics_count, truncated_at_byte, file_bytes, status
 FrameTimeline columns (janky_*, dropped_frames, worst_layer, frame_dur_ms_p99, overrun_ms_p99, agreement_pct)
@@ -33,10 +33,11 @@ interval meeting PerfDog's Jank rule, BigJanks included) and perfdog_big_jank ar
 max_frame_delay and perfdog_stutter_pct are the largest, sm and gt_sm the lowest; avg_surface_fps, fps_mean
 and fps_1pct_low are those of the layer with the most presents. idle_gaps, active_fps and perfdog_*_active
 leave out idle gaps, where nothing asked to draw (`ftl explain idle`); null where the source does not record
-when frames were asked for (--latency, logcat).
+when frames were asked for (--latency, logcat). top_cause is the commonest cause of the row's late frames
+(`ftl explain causes`), top_cause_pct its share of them; null without scheduler data (sched/sched_switch).
 Numeric columns for --sort and --fail-on:
   refresh_rate_hz, span_ms, frames, janky_frames, janky_pct, app_janky_frames, sf_janky_frames,
-  dropped_frames, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean,
+  dropped_frames, top_cause_frames, top_cause_pct, frame_dur_ms_p99, overrun_ms_p99, max_frame_delay, jank_count, avg_surface_fps, fps_mean,
   fps_1pct_low, perfdog_jank, perfdog_big_jank, perfdog_stutter_pct, idle_gaps, active_fps,
   perfdog_jank_active, perfdog_big_jank_active, perfdog_stutter_pct_active, sm, gt_sm, agreement_pct,
   diagnostics_count, file_bytes
@@ -402,7 +403,14 @@ fn render(
     // On per-layer rows the worst layer is the row's own layer.
     let worst_layer = args.by != By::Layer;
     header.extend(worst_layer.then_some("worst layer"));
-    header.extend(["p99 ms", "p99 overrun ms", "max delay", "agree %", "diag"]);
+    header.extend([
+        "top cause",
+        "p99 ms",
+        "p99 overrun ms",
+        "max delay",
+        "agree %",
+        "diag",
+    ]);
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY)
         .set_header(header.iter().map(Cell::new));
@@ -430,6 +438,10 @@ fn render(
         ]);
         cells.extend(worst_layer.then(|| layer(r.worst_layer.as_deref())));
         cells.extend([
+            r.top_cause.as_ref().map_or_else(
+                || label::ABSENT.into(),
+                |c| format!("{c} ({}%)", num(r.top_cause_pct, 0)),
+            ),
             num(r.frame_dur_ms_p99, 2),
             num(r.overrun_ms_p99, 2),
             r.max_frame_delay
@@ -442,7 +454,7 @@ fn render(
     for (i, name) in header.iter().enumerate() {
         let text = matches!(
             *name,
-            "trace" | "process" | "layer" | "device" | "worst layer"
+            "trace" | "process" | "layer" | "device" | "worst layer" | "top cause"
         );
         if let (false, Some(c)) = (text, t.column_mut(i)) {
             c.set_cell_alignment(CellAlignment::Right);

@@ -322,7 +322,8 @@ Source: Perfetto stdlib android/frames/timeline.sql and per_frame_metrics.sql.";
 pub struct ExplainArgs {
     /// A jank type as Perfetto names it (e.g. 'App Deadline Missed'), `stages` for the late stages of
     /// `ftl frames`' late_stage column (or one of them, e.g. `ui_thread`), `idle` for the idle-gap rule of the
-    /// pacing numbers (`idle_gaps`, `active_fps`, `perfdog_*_active`); all jank types if omitted.
+    /// pacing numbers (`idle_gaps`, `active_fps`, `perfdog_*_active`), `causes` for the rule behind the
+    /// `cause` column (why a late frame's UI thread or RenderThread was late); all jank types if omitted.
     jank_type: Option<String>,
 }
 
@@ -491,6 +492,10 @@ fn explanations(jank_type: Option<&str>) -> Result<String> {
     }
     if jank_type == Some("idle") {
         let _ = writeln!(out, "{}", analysis::idle::EXPLANATION);
+        return Ok(out);
+    }
+    if matches!(jank_type, Some("causes" | "cause")) {
+        let _ = writeln!(out, "{}", analysis::app::cause::EXPLANATION);
         return Ok(out);
     }
     match jank_type {

@@ -605,6 +605,7 @@ fn late_stages_section(layers: &[LayerSummary]) -> String {
     }
     let mut header = vec!["layer"];
     header.extend(LateStage::ALL.iter().map(|s| s.name()));
+    header.push("top causes");
     let mut t = table(&header);
     for l in late {
         let mut row = vec![short_layer(&l.layer_name)];
@@ -615,9 +616,26 @@ fn late_stages_section(layers: &[LayerSummary]) -> String {
                 .unwrap_or(0)
                 .to_string()
         }));
+        row.push(top_causes(&l.late_causes));
         t.add_row(row);
     }
-    format!("Why late (frames per stage; `ftl explain stages`)\n{t}\n\n")
+    format!(
+        "Why late (frames per stage, `ftl explain stages`; per cause, `ftl explain causes`)\n{t}\n\n"
+    )
+}
+
+/// The three commonest causes as `cause frames` pairs, or [`label::ABSENT`] when no late frame has one.
+fn top_causes(causes: &std::collections::BTreeMap<String, u64>) -> String {
+    let ranked = crate::analysis::metrics::ranked_causes(causes);
+    if ranked.is_empty() {
+        return label::ABSENT.into();
+    }
+    let shown: Vec<String> = ranked
+        .iter()
+        .take(3)
+        .map(|(c, n)| format!("{c} {n}"))
+        .collect();
+    shown.join(", ")
 }
 
 /// A value, or [`label::ABSENT`] when the input does not hold it (absent, not 0).

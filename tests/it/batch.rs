@@ -361,7 +361,7 @@ fn by_layer_rows_are_the_layer_summaries() {
 }
 
 /// The documented triage schema: column names in order and polars types.
-const TRIAGE_SCHEMA: [(&str, DataType); 38] = [
+const TRIAGE_SCHEMA: [(&str, DataType); 41] = [
     ("trace", DataType::String),
     ("path", DataType::String),
     ("source", DataType::String),
@@ -378,6 +378,9 @@ const TRIAGE_SCHEMA: [(&str, DataType); 38] = [
     ("sf_janky_frames", DataType::Int64),
     ("dropped_frames", DataType::Int64),
     ("worst_layer", DataType::String),
+    ("top_cause", DataType::String),
+    ("top_cause_frames", DataType::Int64),
+    ("top_cause_pct", DataType::Float64),
     ("frame_dur_ms_p99", DataType::Float64),
     ("overrun_ms_p99", DataType::Float64),
     ("max_frame_delay", DataType::Int64),

@@ -2,6 +2,9 @@
 //! joined to FrameTimeline — Perfetto's stdlib tables, Macrobenchmark's FrameTimingMetric, ftl's stage blame.
 
 pub mod blame;
+pub mod blocking;
+pub mod cause;
 pub mod cuj;
 pub mod macrobenchmark;
 pub mod stdlib;
+pub mod threads;
