@@ -279,6 +279,9 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
     });
     frames.iter().for_each(|f| summaries.add(f));
     report.layers = summaries.finish(report.vsync.period_ns);
+    if let Some(m) = report.macrobenchmark.as_mut() {
+        m.add_top_causes(&report.layers);
+    }
     report.frames = frames;
     report
 }

@@ -30,6 +30,44 @@ pub struct Macrobenchmark {
     /// Per-frame metrics: `frameDurationCpuMs`, `frameOverrunMs`.
     #[serde(rename = "sampledMetrics")]
     pub sampled_metrics: BTreeMap<&'static str, SampledMetric>,
+    /// ftl's addition beside Macrobenchmark's own numbers: per layer of the package, the commonest cause of its
+    /// late frames (`ftl explain causes`); empty when no late frame has a cause.
+    #[serde(rename = "topCauses", skip_serializing_if = "Vec::is_empty")]
+    pub top_causes: Vec<TopCause>,
+}
+
+/// One layer's commonest cause of late frames.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopCause {
+    /// The layer.
+    pub layer_name: String,
+    /// The cause (`cpu_starved`, `binder:<server process>`, …).
+    pub top_cause: String,
+    /// Late frames with that cause.
+    pub top_cause_frames: u64,
+    /// Those over the layer's late frames, %.
+    pub top_cause_pct: f64,
+}
+
+impl Macrobenchmark {
+    /// Fills [`Macrobenchmark::top_causes`] from the per-layer summaries of the package's processes.
+    pub fn add_top_causes(&mut self, layers: &[crate::analysis::metrics::LayerSummary]) {
+        self.top_causes = layers
+            .iter()
+            .filter(|l| process_matches(&l.process_name, &self.package))
+            .filter_map(|l| {
+                let (cause, n) =
+                    *crate::analysis::metrics::ranked_causes(&l.late_causes).first()?;
+                let late: u64 = l.late_stages.values().sum();
+                Some(TopCause {
+                    layer_name: l.layer_name.clone(),
+                    top_cause: cause.to_string(),
+                    top_cause_frames: n,
+                    top_cause_pct: n as f64 * 100.0 / late.max(1) as f64,
+                })
+            })
+            .collect();
+    }
 }
 
 /// Macrobenchmark's `SingleMetricResult` (without `coefficientOfVariation`, which newer releases add).
@@ -281,6 +319,7 @@ pub fn macrobenchmark(timeline: &Timeline, package: &str) -> Macrobenchmark {
         error: None,
         metrics: BTreeMap::new(),
         sampled_metrics: BTreeMap::new(),
+        top_causes: Vec::new(),
     };
     match frame_data(timeline, package, api_level) {
         Err(e) => out.error = Some(e),
