@@ -95,6 +95,18 @@ pub struct Sample {
     pub frames: Option<Vec<FrameSample>>,
     /// What `janky_pct` counts ([`jank_measure`]).
     pub jank_measure: Option<&'static str>,
+    /// The row's late frames per cause (`ftl explain causes`) and its late frames; `None` where not known
+    /// (text captures, Parquet inputs).
+    pub causes: Option<Causes>,
+}
+
+/// Late frames per cause of one row of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Causes {
+    /// Late frames (with a late stage).
+    pub late_frames: u64,
+    /// Of those, per cause.
+    pub frames: BTreeMap<String, u64>,
 }
 
 /// One analysed input of a side.
@@ -290,9 +302,28 @@ fn run_of(job: &Job, analysis: &Analysis, keep_frames: bool) -> Run {
         .iter()
         .map(|r| (r, frames.get(&(r.pid, r.layer_name.as_deref()))))
         .collect();
+    let mut rows = keyed(with_frames.into_iter(), keep_frames);
+    if let Analysis::Trace(report) = analysis {
+        for sample in rows.values_mut() {
+            let mut causes = Causes::default();
+            for l in report.layers.iter().filter(|l| {
+                sample.process_name.as_deref() == Some(l.process_name.as_str())
+                    && sample
+                        .layer_name
+                        .as_deref()
+                        .is_none_or(|name| name == l.layer_name)
+            }) {
+                causes.late_frames += l.late_stages.values().sum::<u64>();
+                for (cause, n) in &l.late_causes {
+                    *causes.frames.entry(cause.clone()).or_default() += n;
+                }
+            }
+            sample.causes = Some(causes);
+        }
+    }
     Run {
         name: job.name.clone(),
-        rows: keyed(with_frames.into_iter(), keep_frames),
+        rows,
     }
 }
 
@@ -394,6 +425,7 @@ fn keyed<'a>(
                 values,
                 frames: frames.filter(|_| keep_frames).cloned(),
                 jank_measure: jank_measure(row.source.as_deref()),
+                causes: None,
             },
         );
     }

@@ -135,6 +135,19 @@ pub fn text(d: &Diff) -> String {
         }
     }
     let _ = writeln!(out, "{t}");
+    let causes = cause_rows(d);
+    if !causes.is_empty() {
+        let mut t = Table::new();
+        t.load_preset(UTF8_BORDERS_ONLY)
+            .set_header(HEADER.iter().map(Cell::new));
+        for r in causes {
+            t.add_row(cells(r, 48));
+        }
+        let _ = writeln!(
+            out,
+            "Causes of late frames, share of late frames % (`ftl explain causes`; not tested)\n{t}"
+        );
+    }
     let unmatched = unmatched(d);
     if !unmatched.is_empty() {
         let _ = writeln!(out, "Unmatched ({}):", unmatched.len());
@@ -146,6 +159,33 @@ pub fn text(d: &Diff) -> String {
         let _ = writeln!(out, "{n}");
     }
     out
+}
+
+/// Per matched process, its five causes with the largest share on either side (largest first).
+fn cause_rows(d: &Diff) -> Vec<&DiffRow> {
+    let mut rows: Vec<&DiffRow> = d
+        .rows
+        .iter()
+        .filter(|r| r.level == "process" && r.metric.starts_with(super::table::CAUSE_SHARE))
+        .filter(|r| r.base_runs > 0 && r.new_runs > 0)
+        .collect();
+    let top = |r: &DiffRow| r.base_value.unwrap_or(0.0).max(r.new_value.unwrap_or(0.0));
+    rows.sort_by(|a, b| {
+        a.process_name
+            .cmp(&b.process_name)
+            .then(top(b).total_cmp(&top(a)))
+            .then(a.metric.cmp(&b.metric))
+    });
+    let mut shown = 0;
+    let mut last = None;
+    rows.retain(|r| {
+        if last != Some(&r.process_name) {
+            (last, shown) = (Some(&r.process_name), 0);
+        }
+        shown += 1;
+        shown <= 5
+    });
+    rows
 }
 
 /// A Markdown table cell: pipes escaped, on one line.
@@ -167,6 +207,14 @@ fn md_table(out: &mut String, rows: &[&DiffRow]) {
 pub fn markdown(d: &Diff) -> String {
     let mut out = format!("### ftl diff: {}\n\n{}\n\n", d.verdict, md(&headline(d)));
     md_table(&mut out, &shown(d));
+    let causes = cause_rows(d);
+    if !causes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCauses of late frames, share of late frames % (not tested):\n"
+        );
+        md_table(&mut out, &causes);
+    }
     let unmatched = unmatched(d);
     if !unmatched.is_empty() {
         let _ = writeln!(out, "\nUnmatched:\n");

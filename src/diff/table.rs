@@ -175,7 +175,37 @@ fn compare(key: &Key, base: &[&Sample], new: &[&Sample], options: &Options) -> V
         (b, n) => b.or(n).map(str::to_string),
     };
     let comparable = !measures.as_deref().is_some_and(|m| m.contains(" vs "));
-    Metric::ALL
+    let verdict = if base.is_empty() {
+        verdict::ONLY_IN_NEW
+    } else if new.is_empty() {
+        verdict::ONLY_IN_BASE
+    } else {
+        verdict::NOT_TESTED
+    };
+    let row = |metric: String, base_value: Option<f64>, new_value: Option<f64>| {
+        let delta = base_value.zip(new_value).map(|(b, n)| n - b);
+        DiffRow {
+            level: key.level.name().into(),
+            process_name: name(&key.process),
+            layer_name: name(&key.layer),
+            metric,
+            base_value,
+            new_value,
+            delta_value: delta,
+            delta_pct: delta
+                .zip(base_value)
+                .filter(|(_, b)| *b != 0.0)
+                .map(|(d, b)| d / b.abs() * 100.0),
+            base_runs: base.len() as u64,
+            new_runs: new.len() as u64,
+            test: "none".into(),
+            p_value: None,
+            adjusted_p_value: None,
+            verdict: verdict.into(),
+            jank_measure: None,
+        }
+    };
+    let mut rows: Vec<DiffRow> = Metric::ALL
         .iter()
         .map(|&m| {
             let i = m.index();
@@ -201,35 +231,48 @@ fn compare(key: &Key, base: &[&Sample], new: &[&Sample], options: &Options) -> V
             if p.is_none() {
                 test = "none";
             }
-            let delta = base_value.zip(new_value).map(|(b, n)| n - b);
-            let verdict = if base.is_empty() {
-                verdict::ONLY_IN_NEW
-            } else if new.is_empty() {
-                verdict::ONLY_IN_BASE
-            } else {
-                verdict::NOT_TESTED
-            };
             DiffRow {
-                level: key.level.name().into(),
-                process_name: name(&key.process),
-                layer_name: name(&key.layer),
-                metric: m.name().into(),
-                base_value,
-                new_value,
-                delta_value: delta,
-                delta_pct: delta
-                    .zip(base_value)
-                    .filter(|(_, b)| *b != 0.0)
-                    .map(|(d, b)| d / b.abs() * 100.0),
-                base_runs: base.len() as u64,
-                new_runs: new.len() as u64,
                 test: test.into(),
                 p_value: p,
-                adjusted_p_value: None,
-                verdict: verdict.into(),
                 jank_measure: measures.clone().filter(|_| m == Metric::JankyPct),
+                ..row(m.name().into(), base_value, new_value)
             }
         })
+        .collect();
+    rows.extend(
+        cause_shares(base, new)
+            .into_iter()
+            .map(|(cause, b, n)| row(format!("{CAUSE_SHARE}{cause}"), b, n)),
+    );
+    rows
+}
+
+/// The metric-name prefix of the cause rows: `cause_share_pct:<cause>`.
+pub const CAUSE_SHARE: &str = "cause_share_pct:";
+
+/// Per cause seen on either side (`ftl explain causes`): its share of the late frames, %, on each side — the
+/// mean over the runs that know their causes and have late frames (`None` when no run does). Shown, not tested.
+fn cause_shares(base: &[&Sample], new: &[&Sample]) -> Vec<(String, Option<f64>, Option<f64>)> {
+    fn known<'s>(side: &[&'s Sample]) -> Vec<&'s super::Causes> {
+        side.iter()
+            .filter_map(|s| s.causes.as_ref())
+            .filter(|c| c.late_frames > 0)
+            .collect()
+    }
+    let (b, n) = (known(base), known(new));
+    let names: BTreeSet<&String> = b.iter().chain(&n).flat_map(|c| c.frames.keys()).collect();
+    let share = |runs: &[&super::Causes], cause: &String| -> Option<f64> {
+        let shares: Vec<f64> = runs
+            .iter()
+            .map(|c| {
+                c.frames.get(cause).copied().unwrap_or(0) as f64 * 100.0 / c.late_frames as f64
+            })
+            .collect();
+        mean(&shares)
+    };
+    names
+        .into_iter()
+        .map(|c| (c.clone(), share(&b, c), share(&n, c)))
         .collect()
 }
 
@@ -507,6 +550,62 @@ mod tests {
         ] {
             assert!(bad.parse::<Gate>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn cause_shares_are_means_over_runs_that_know_their_causes() {
+        let sample = |late: u64, causes: &[(&str, u64)]| Sample {
+            process_name: Some("p".into()),
+            layer_name: None,
+            values: [None; Metric::COUNT],
+            frames: None,
+            jank_measure: None,
+            causes: Some(crate::diff::Causes {
+                late_frames: late,
+                frames: causes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            }),
+        };
+        // Base: 1/4 and 3/4 binder over two runs; a run without late frames is left out.
+        let (b1, b2, b3) = (
+            sample(4, &[("binder:system_server", 1), ("gc", 2)]),
+            sample(4, &[("binder:system_server", 3)]),
+            sample(0, &[]),
+        );
+        let n1 = sample(10, &[("gc", 5)]);
+        let shares = cause_shares(&[&b1, &b2, &b3], &[&n1]);
+        assert_eq!(
+            shares,
+            vec![
+                ("binder:system_server".to_string(), Some(50.0), Some(0.0)),
+                ("gc".to_string(), Some(25.0), Some(50.0)),
+            ]
+        );
+        let key = Key {
+            level: crate::diff::Level::Process,
+            process: "p".into(),
+            layer: String::new(),
+        };
+        let rows = compare(&key, &[&b1, &b2], &[&n1], &Options::default());
+        let gc = rows
+            .iter()
+            .find(|r| r.metric == "cause_share_pct:gc")
+            .unwrap();
+        assert_eq!(
+            (
+                gc.base_value,
+                gc.new_value,
+                gc.delta_value,
+                gc.verdict.as_str()
+            ),
+            (Some(25.0), Some(50.0), Some(25.0), verdict::NOT_TESTED)
+        );
+        // Unknown causes (a Parquet side) give no value.
+        let mut unknown = sample(4, &[]);
+        unknown.causes = None;
+        assert_eq!(
+            cause_shares(&[&unknown], &[&n1]),
+            vec![("gc".to_string(), None, Some(50.0))]
+        );
     }
 
     fn row(delta: f64, verdict: &str) -> DiffRow {
