@@ -27,6 +27,22 @@ pub enum StateKind {
     Other,
 }
 
+impl StateKind {
+    /// The kind of a `thread_state.state` string as Perfetto writes it (`Running`, `R`, `R+`, `S`, `D`, `DK`,
+    /// …) with its `io_wait`.
+    pub fn of(state: &str, io_wait: Option<bool>) -> StateKind {
+        match state {
+            "Running" => StateKind::Running,
+            "R" => StateKind::Runnable,
+            "R+" => StateKind::RunnablePreempted,
+            "S" => StateKind::Sleeping,
+            "D" | "DK" if io_wait == Some(true) => StateKind::UninterruptibleIo,
+            "D" | "DK" => StateKind::UninterruptibleNonIo,
+            _ => StateKind::Other,
+        }
+    }
+}
+
 /// One piece of a thread's states inside the span, `[ts, end)` in ns on the trace clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatePiece {
@@ -46,10 +62,12 @@ pub enum CallKind {
         /// The server process's name (or pid when unnamed).
         server: String,
     },
-    /// Java monitor contention: the lock is held by this thread (`android_monitor_contention.blocking_thread_name`).
+    /// Lock contention: Java monitor contention (the owner from the slice name, as
+    /// `android_monitor_contention.blocking_thread_name`), ART `Lock contention on …`, or `Contending for
+    /// pthread mutex` (owner unknown).
     Lock {
-        /// The owner thread's name.
-        owner: String,
+        /// The owner thread's name, when the trace names it.
+        owner: Option<String>,
     },
     /// `GC: Wait For …`: waiting for the garbage collector.
     Gc,
@@ -138,7 +156,8 @@ Causes (ftl frames: cause, cause_share_pct). A late frame's stage (ftl explain s
 the UI thread over its Choreographer#doFrame, or the RenderThread from its first DrawFrame's start to its last \
 one's end. That span is cut where the thread's state (Perfetto's thread_state) or its innermost blocking call \
 changes, and each piece goes to one bucket: inside a synchronous binder transaction to binder:<server process>; \
-inside Java monitor contention to lock:<owner thread>; inside `GC: Wait For` to gc; on the RenderThread inside \
+inside lock contention to lock:<owner thread> (Java monitor contention names the owner; ART and pthread \
+lock contention may not: lock); inside `GC: Wait For` to gc; on the RenderThread inside \
 dequeueBuffer or waitForBufferRelease to stuffing and inside a fence wait to gpu (back-pressure, not the app's \
 code); otherwise by state: R (runnable) to cpu_starved, R+ to preempted, D/DK with io_wait to io, S and other \
 D to sleeping[:<innermost section>], Running to slow_code:<innermost section> (the span's own name when no \
@@ -191,7 +210,8 @@ pub fn thread_cause(e: &Evidence) -> Option<Cause> {
             let section = call.map_or(e.span_name, |c| c.name.as_str());
             let key = match (call.map(|c| &c.kind), piece.kind) {
                 (Some(CallKind::Binder { server }), _) => format!("binder:{server}"),
-                (Some(CallKind::Lock { owner }), _) => format!("lock:{owner}"),
+                (Some(CallKind::Lock { owner: Some(owner) }), _) => format!("lock:{owner}"),
+                (Some(CallKind::Lock { owner: None }), _) => "lock".to_string(),
                 (Some(CallKind::Gc), _) => "gc".to_string(),
                 (Some(CallKind::BufferWait), _) => "stuffing".to_string(),
                 (Some(CallKind::GpuWait), _) => "gpu".to_string(),
@@ -338,11 +358,12 @@ mod tests {
             server: "system_server".into(),
         };
         let lock = CallKind::Lock {
-            owner: "Binder:1234_2".into(),
+            owner: Some("Binder:1234_2".into()),
         };
         for (kind, want) in [
             (binder, "binder:system_server"),
             (lock, "lock:Binder:1234_2"),
+            (CallKind::Lock { owner: None }, "lock"),
             (CallKind::Gc, "gc"),
             (CallKind::BufferWait, "stuffing"),
             (CallKind::GpuWait, "gpu"),

@@ -3,7 +3,7 @@
 //! (`cpu_cycles_per_thread_slice`), the largest blocking call, binder time — and the late frame's cause
 //! ([`super::cause`]): the `ftl frames` columns `ui_*`, `rt_*`, `top_blocking_call*`, `binder_*`, `cause*`.
 
-use super::cause::Cause;
+use super::cause::{Cause, StatePiece};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -50,6 +50,10 @@ pub struct FrameThreads {
     pub binder: Option<(i64, u64)>,
     /// The late frame's cause.
     pub cause: Option<Cause>,
+    /// The UI thread's states over its doFrame, in time order (drawn under the UI thread lane; not a column).
+    pub ui_states: Vec<StatePiece>,
+    /// The RenderThread's states over its DrawFrames.
+    pub rt_states: Vec<StatePiece>,
 }
 
 /// [`FrameThreads`] as `ftl frames` columns, boxed so that a frame without them costs one pointer.

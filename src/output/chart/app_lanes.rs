@@ -3,6 +3,7 @@
 use super::data::{Bar, Rgb};
 use super::stack::stack;
 use crate::analysis::app::blame::LateStage;
+use crate::analysis::app::cause::{StateKind, StatePiece};
 use crate::analysis::frames::FrameRow;
 
 /// Colour of the app sections of a frame that was not late: a neutral grey-green.
@@ -18,6 +19,20 @@ pub fn stage_rgb(stage: LateStage) -> Rgb {
         LateStage::App => Rgb(0xD8, 0x1B, 0x60),
         LateStage::SurfaceFlinger => Rgb(0xFF, 0xB3, 0x00),
         LateStage::Stuffing => Rgb(0xA1, 0x88, 0x7F),
+    }
+}
+
+/// The colour Perfetto UI gives a thread state (`colorForThreadState`, `ui/src/plugins/dev.perfetto.Sched/
+/// common.ts`): Running dark green, Runnable lime, Uninterruptible Sleep orange (IO) or desaturated red
+/// (non-IO), other states indigo; Sleeping, white there, is a light grey here so that it shows on white.
+pub fn state_rgb(kind: StateKind) -> Rgb {
+    match kind {
+        StateKind::Running => Rgb(0x31, 0x7D, 0x31),
+        StateKind::Runnable | StateKind::RunnablePreempted => Rgb(0x99, 0xBA, 0x36),
+        StateKind::UninterruptibleIo => Rgb(0xFF, 0x99, 0x00),
+        StateKind::UninterruptibleNonIo => Rgb(0xA2, 0x5B, 0x57),
+        StateKind::Sleeping => Rgb(0xE2, 0xE2, 0xE2),
+        StateKind::Other => Rgb(0x40, 0x51, 0xB5),
     }
 }
 
@@ -42,6 +57,12 @@ pub struct AppLanes {
     pub render: Vec<Bar>,
     /// Late frames with app sections, per stage (stages with none left out), in [`LateStage::ALL`] order.
     pub late: Vec<(LateStage, usize)>,
+    /// The UI thread's states over each doFrame, in Perfetto's colours (empty without scheduler data).
+    pub ui_states: Vec<Bar>,
+    /// The RenderThread's states over each frame's DrawFrames.
+    pub rt_states: Vec<Bar>,
+    /// Each late frame's cause at the start of its late thread's section (`ftl explain causes`).
+    pub causes: Vec<(i64, String)>,
 }
 
 /// The app-thread lanes of a layer's `frames`; `None` when no frame has a doFrame or DrawFrame (a trace without
@@ -78,7 +99,41 @@ pub fn build(frames: &[&FrameRow]) -> Option<AppLanes> {
         })
         .filter(|(_, n)| *n > 0)
         .collect();
-    Some(AppLanes { ui, render, late })
+    let states = |pieces: fn(&FrameRow) -> &[StatePiece]| -> Vec<Bar> {
+        with_sections
+            .iter()
+            .flat_map(|f| pieces(f))
+            .map(|p| Bar {
+                start_ns: p.ts,
+                end_ns: p.end,
+                rgb: state_rgb(p.kind),
+                janky: false,
+                row: 0,
+            })
+            .collect()
+    };
+    let ui_states = states(|f| f.threads.0.as_deref().map_or(&[], |t| &t.ui_states));
+    let rt_states = states(|f| f.threads.0.as_deref().map_or(&[], |t| &t.rt_states));
+    let causes = with_sections
+        .iter()
+        .filter_map(|f| {
+            let cause = f.threads.cause()?;
+            let w = f.app_work.get();
+            let at = match f.late_stage? {
+                LateStage::RenderThread => w.rt_start_ns,
+                _ => w.ui_start_ns.or(w.rt_start_ns),
+            }?;
+            Some((at, cause.to_string()))
+        })
+        .collect();
+    Some(AppLanes {
+        ui,
+        render,
+        late,
+        ui_states,
+        rt_states,
+        causes,
+    })
 }
 
 /// Where a frame's section lies in a lane: start and end (`None`: never ended), ns; `None` if it has none.

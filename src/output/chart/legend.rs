@@ -1,6 +1,6 @@
 //! The header band: the title line and the colour legend of the timeline, in words.
 
-use super::app_lanes::{stage_rgb, stage_words, ON_TIME_RGB};
+use super::app_lanes::{stage_rgb, stage_words, state_rgb, ON_TIME_RGB};
 use super::data::{JankClass, Rgb, Timeline, EXPECTED_RGB};
 use super::{cause, DrawResult, FAMILY};
 use crate::analysis::app::blame::LateStage;
@@ -98,6 +98,33 @@ fn items(timeline: &Timeline) -> Vec<(Symbol, String)> {
                     )
                 }),
         );
+    }
+    let states: Vec<Rgb> = timeline
+        .groups
+        .iter()
+        .filter_map(|g| g.app.as_ref())
+        .flat_map(|a| a.ui_states.iter().chain(&a.rt_states))
+        .map(|b| b.rgb)
+        .collect();
+    if !states.is_empty() {
+        items.push((
+            Symbol::Heading,
+            "thread state (band under each thread lane; late frames labelled with their cause, `ftl explain causes`):"
+                .into(),
+        ));
+        use crate::analysis::app::cause::StateKind::*;
+        for (kind, words) in [
+            (Running, "Running"),
+            (Runnable, "Runnable (R, R+)"),
+            (Sleeping, "Sleeping"),
+            (UninterruptibleIo, "Uninterruptible (IO)"),
+            (UninterruptibleNonIo, "Uninterruptible (non-IO)"),
+            (Other, "other"),
+        ] {
+            if states.contains(&state_rgb(kind)) {
+                items.push((Symbol::Swatch(state_rgb(kind)), words.into()));
+            }
+        }
     }
     items
 }

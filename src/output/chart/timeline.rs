@@ -140,6 +140,34 @@ fn draw_bars<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Each late frame's cause written at the start of its late section, left to right, a label left out where it
+/// would overlap the one before.
+fn cause_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    scale: &XScale,
+    plot_x: i32,
+    causes: &[(i64, String)],
+    style: &TextStyle,
+    y: i32,
+) -> DrawResult {
+    let mut sorted: Vec<&(i64, String)> = causes
+        .iter()
+        .filter(|(t, _)| *t >= scale.start_ns && *t <= scale.end_ns)
+        .collect();
+    sorted.sort();
+    let mut free_from = i32::MIN;
+    for (t, label) in sorted {
+        let x = plot_x + scale.x(*t).round() as i32;
+        if x < free_from {
+            continue;
+        }
+        let width = area.estimate_text_size(label, style).map_err(cause)?.0 as i32;
+        area.draw_text(label, style, (x + 1, y)).map_err(cause)?;
+        free_from = x + width + 6;
+    }
+    Ok(())
+}
+
 /// The late-frame counts of an app-thread pair in words for its two label rows, `late: UI thread 1 · GPU 2`: as
 /// many stages on the first row as fit in `max_px`, the rest on the second (cut to fit when drawn).
 fn late_lines<DB: DrawingBackend>(
@@ -270,6 +298,12 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, timeline: &Timeli
             .map_err(cause)?;
             draw_bars(area, &scale, plot_x, &app.ui, (ui.0 + 1, ui.1 - 1))?;
             draw_bars(area, &scale, plot_x, &app.render, (rt.0 + 1, rt.1 - 1))?;
+            // Thread-state bands along the bottom of each thread lane, in Perfetto's colours.
+            let band = (lane_px / 4).max(2);
+            for (states, l) in [(&app.ui_states, ui), (&app.rt_states, rt)] {
+                draw_bars(area, &scale, plot_x, states, (l.1 - band, l.1 - 1))?;
+            }
+            cause_labels(area, &scale, plot_x, &app.causes, &small, mid(2))?;
             let room = plot_x - 8 - 12 - if lane_px >= 11 { 84 } else { 0 };
             for (j, line) in (2..).zip(late_lines(area, &app.late, &small, room)?) {
                 let line = fit(area, &line, &small, room)?;
