@@ -80,11 +80,18 @@ pub struct Diagnostics {
     pub surface_frames_without_app_sections: u64,
     /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
     pub atrace_parse_failures: u64,
+    /// Late frames whose late stage is the UI thread or RenderThread but that have no cause: the trace has no
+    /// scheduler data over their doFrame / DrawFrame (`ftl explain causes`).
+    pub late_frames_without_cause: u64,
+    /// What the trace lacks for the thread columns and causes of its app frames, as what to record: ftrace
+    /// events (`sched/sched_switch`, `sched/sched_waking`, …) or data sources (`linux.system_info`); empty when
+    /// nothing is missing or no frame has app sections.
+    pub cause_data_missing: Vec<String>,
 }
 
 impl Diagnostics {
     /// The counters with their descriptions, in report order (truncation is separate: an offset).
-    pub fn counts(&self) -> [(&'static str, u64); 10] {
+    pub fn counts(&self) -> [(&'static str, u64); 11] {
         let d = self;
         [
             ("parser errors", d.import.parser_errors),
@@ -114,6 +121,10 @@ impl Diagnostics {
             (
                 "print events that are not atrace lines",
                 d.atrace_parse_failures,
+            ),
+            (
+                "late UI-thread / RenderThread frames without a cause (no scheduler data over them)",
+                d.late_frames_without_cause,
             ),
         ]
     }
@@ -437,6 +448,8 @@ fn analyze_rows(
             without_app_sections
         },
         atrace_parse_failures: d.atrace_parse_failures,
+        late_frames_without_cause: 0,
+        cause_data_missing: Vec::new(),
     };
     Report {
         source: crate::model::Source::Perfetto,

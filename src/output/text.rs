@@ -730,6 +730,13 @@ fn diagnostics_section(report: &Report) -> String {
     for (what, n) in items.iter().filter(|(_, n)| *n > 0) {
         let _ = writeln!(out, "  {n} {what}");
     }
+    if !d.cause_data_missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "  to say why frames were late, also record: {} (README: Why the UI thread was late)",
+            d.cause_data_missing.join(", ")
+        );
+    }
     if out.lines().count() == 1 {
         out.push_str("  none\n");
     }
