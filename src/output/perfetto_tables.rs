@@ -98,6 +98,29 @@ struct BinderTxnRow {
     is_sync: i32,
 }
 
+/// `android_monitor_contention` in the golden query's columns.
+#[derive(Debug, Default, Serialize)]
+struct MonitorContentionRow {
+    ts: i64,
+    dur: i64,
+    blocking_method: Option<String>,
+    blocked_method: Option<String>,
+    short_blocking_method: Option<String>,
+    short_blocked_method: Option<String>,
+    blocking_src: Option<String>,
+    blocked_src: Option<String>,
+    waiter_count: Option<i64>,
+    blocked_thread_name: Option<String>,
+    blocked_thread_tid: i32,
+    is_blocked_thread_main: Option<i32>,
+    blocking_thread_name: Option<String>,
+    blocking_thread_tid: Option<i32>,
+    is_blocking_thread_main: Option<i32>,
+    process_name: Option<String>,
+    pid: Option<i32>,
+    lock_name: Option<String>,
+}
+
 #[derive(Debug, Default, Serialize)]
 struct OverrunRow {
     frame_id: i64,
@@ -219,6 +242,33 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
             rows.sort_by_key(|r| (r.client_ts, r.client_tid, r.server_ts));
             to_dataframe(&rows)
         }
-        PerfettoTable::AndroidMonitorContention => todo!(),
+        PerfettoTable::AndroidMonitorContention => {
+            let mut rows: Vec<MonitorContentionRow> =
+                crate::analysis::locks::monitor_contention(timeline)
+                    .into_iter()
+                    .map(|m| MonitorContentionRow {
+                        ts: m.ts,
+                        dur: m.dur,
+                        blocking_method: m.blocking_method,
+                        blocked_method: m.blocked_method,
+                        short_blocking_method: m.short_blocking_method,
+                        short_blocked_method: m.short_blocked_method,
+                        blocking_src: m.blocking_src,
+                        blocked_src: m.blocked_src,
+                        waiter_count: m.waiter_count,
+                        blocked_thread_name: m.blocked_thread_name,
+                        blocked_thread_tid: m.blocked_thread_tid,
+                        is_blocked_thread_main: m.is_blocked_thread_main.map(i32::from),
+                        blocking_thread_name: m.blocking_thread_name,
+                        blocking_thread_tid: m.blocking_thread_tid,
+                        is_blocking_thread_main: m.is_blocking_thread_main.map(i32::from),
+                        process_name: m.process_name,
+                        pid: m.pid,
+                        lock_name: m.lock_name,
+                    })
+                    .collect();
+            rows.sort_by_key(|r| (r.ts, r.blocked_thread_tid, r.dur));
+            to_dataframe(&rows)
+        }
     }
 }
