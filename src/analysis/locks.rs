@@ -2,7 +2,7 @@
 //! google/perfetto @ ec5d16b1) over the kept app sections — ART's `monitor contention with owner …` slices parsed
 //! into blocked / blocking thread and method, only the leaf-ish ones.
 
-use crate::model::binder::{str_split, BINDER_REPLY};
+use crate::model::binder::{process_of, str_split, BINDER_REPLY};
 use crate::model::sections::{AppSections, Section};
 use crate::model::Timeline;
 use rustc_hash::FxHashMap;
@@ -200,12 +200,12 @@ fn row(
     p: Parsed,
     lock_name: Option<String>,
 ) -> MonitorContention {
-    let pid = app.pid_of(s.tid);
+    let pid = process_of(timeline, s.tid);
     // The owner: a thread of that tid in the same process.
     let blocking_thread_tid = p
         .blocking_tid
         .and_then(|t| i32::try_from(t).ok())
-        .filter(|&t| pid.is_some() && app.pid_of(t) == pid);
+        .filter(|&t| pid.is_some() && process_of(timeline, t) == pid);
     let mut ancestor = s.parent;
     let binder_reply = std::iter::from_fn(|| {
         let a = app.sections.get(ancestor as usize)?;

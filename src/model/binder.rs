@@ -52,15 +52,17 @@ struct Record {
     slice: u32,
     /// A transaction: received already. A receipt: the transaction it received ([`NO_SECTION`]: none).
     link: u32,
+    /// A transaction: the one read before it with the same `debug_id` ([`NO_SECTION`]: none).
+    earlier: u32,
 }
 
 /// The binder events of a trace, paired thread by thread with the atrace lines: a receipt takes its transaction
 /// when its thread's lines are paired, seconds behind the newest line, when the transaction (earlier in time) has
-/// been read. Memory: 24 bytes per event, 8 per distinct `debug_id`.
+/// been read. Memory: 32 bytes per event, 8 per distinct `debug_id`.
 #[derive(Debug, Default)]
 pub(super) struct BinderPairing {
     records: Vec<Record>,
-    /// `debug_id` → the last transaction read with it.
+    /// `debug_id` → the last transaction read with it (the others with it chained by [`Record::earlier`]).
     by_id: FxHashMap<i32, u32>,
     /// Name ids of [`SLICE_NAMES`], once interned.
     names: Option<[u32; 4]>,
@@ -82,14 +84,16 @@ impl BinderPairing {
     /// Keeps `event` at `ts`; returns its index (for [`Self::stack_op`]).
     pub(super) fn push(&mut self, ts: i64, event: BinderEvent) -> u32 {
         let index = self.records.len() as u32;
+        let mut earlier = NO_SECTION;
         if let BinderEvent::Transaction { debug_id, .. } = event {
-            self.by_id.insert(debug_id, index);
+            earlier = self.by_id.insert(debug_id, index).unwrap_or(NO_SECTION);
         }
         self.records.push(Record {
             ts,
             event,
             slice: NO_SECTION,
             link: NO_SECTION,
+            earlier,
         });
         index
     }
@@ -107,11 +111,11 @@ impl BinderPairing {
             BinderEvent::Transaction { oneway: true, .. } => StackOp::Instant(Some(names[1])),
             BinderEvent::Transaction { .. } => StackOp::Begin(Some(names[0])),
             BinderEvent::Received { debug_id } => {
-                let Some(&txn) = self.by_id.get(&debug_id) else {
+                let Some(txn) = self.outstanding(debug_id, record.ts) else {
                     return StackOp::Nothing;
                 };
                 let sent = &mut self.records[txn as usize];
-                if sent.ts > record.ts || sent.link != NO_SECTION {
+                if sent.link != NO_SECTION {
                     return StackOp::Nothing;
                 }
                 sent.link = index;
@@ -126,6 +130,20 @@ impl BinderPairing {
                 op
             }
         }
+    }
+
+    /// The transaction with `debug_id` waiting at `ts` in Perfetto's time-ordered walk: the latest sent by then
+    /// (a later one with the same id replaces an earlier one).
+    fn outstanding(&self, debug_id: i32, ts: i64) -> Option<u32> {
+        let mut at = *self.by_id.get(&debug_id)?;
+        let mut found: Option<(i64, u32)> = None;
+        while let Some(r) = self.records.get(at as usize) {
+            if r.ts <= ts && found.is_none_or(|(t, _)| r.ts >= t) {
+                found = Some((r.ts, at));
+            }
+            at = r.earlier;
+        }
+        found.map(|(_, at)| at)
     }
 
     /// Event `index` made slice `slice` (an index into the slices as paired).
@@ -282,6 +300,13 @@ pub fn binder_txns(timeline: &Timeline) -> Vec<BinderTxn> {
     rows
 }
 
+/// The process of thread `tid`: as the trace says, or `tid` itself for a process's main thread (Perfetto's process
+/// tracker makes a process's main thread with the process).
+pub fn process_of(timeline: &Timeline, tid: i32) -> Option<i32> {
+    let main = || timeline.process_names.contains_key(&tid).then_some(tid);
+    timeline.app.pid_of(tid).or_else(main)
+}
+
 /// The row of a transaction whose client and server threads both belong to a known process.
 fn txn_row(
     timeline: &Timeline,
@@ -290,7 +315,8 @@ fn txn_row(
     (binder_reply, server): (u32, &Section),
     aidl: Option<&Section>,
 ) -> Option<BinderTxn> {
-    let (client_pid, server_pid) = (app.pid_of(client.tid)?, app.pid_of(server.tid)?);
+    let client_pid = process_of(timeline, client.tid)?;
+    let server_pid = process_of(timeline, server.tid)?;
     let aidl_name = aidl.map(|a| app.name(a.name).to_string());
     let part = |field| {
         aidl_name

@@ -111,8 +111,6 @@ impl TimelineBuilder {
                 }
             }
             Event::Process { pid, name, uid } => {
-                // A process has its main thread (Perfetto's process tracker makes it with the process).
-                self.sections.thread(pid, Some(pid), None);
                 self.names.insert(pid, (name, uid));
             }
             Event::SystemInfo(info) => self.system_info = Some(info),

@@ -808,7 +808,7 @@ mod tests {
         b.push(50, 11, Atrace::End { tgid: 10 });
         b.push(30, 11, Atrace::End { tgid: 10 });
         b.push(10, 11, begin("Choreographer#doFrame 7"));
-        b.push(20, 11, begin("traversal"));
+        b.push(20, 11, begin("obtainView"));
         b.push(40, 11, begin("DrawFrame 7"));
         b.push(60, 12, begin("DrawFrames 8"));
         let s = b.build();
@@ -820,7 +820,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                // 20..30 "traversal" (not kept) closed first; 40..50 DrawFrame nested in the open doFrame.
+                // 20..30 "obtainView" (not kept) closed first; 40..50 DrawFrame nested in the open doFrame.
                 ("Choreographer#doFrame 7", 10, -1, 0),
                 ("DrawFrame 7", 40, 10, 1),
                 ("DrawFrames 8", 60, -1, 0)
@@ -836,7 +836,7 @@ mod tests {
         for frame in 0..1_250i64 {
             let t = frame * 16_000_000;
             lines.push((t, begin(&format!("Choreographer#doFrame {frame}"))));
-            lines.push((t + 1_000_000, begin("traversal")));
+            lines.push((t + 1_000_000, begin("obtainView")));
             lines.push((t + 2_000_000, begin(&format!("DrawFrame {frame}"))));
             for dt in [3_000_000, 4_000_000, 5_000_000] {
                 lines.push((t + dt, Atrace::End { tgid: 10 }));
@@ -934,6 +934,47 @@ mod tests {
                 ("J<SCROLL>", 0, 12, 1),
                 ("J<SCROLL>", 5, 4, 2),
                 ("Benchmark run", 13, -1, 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn kept_slices_know_their_kept_parent_children_and_place_on_the_thread() {
+        let mut b = SectionsBuilder::new(SectionFilter::default());
+        let instant = |name: &str| Atrace::Instant {
+            tgid: 10,
+            track: None,
+            name: name.into(),
+        };
+        b.push(10, 11, begin("animation"));
+        b.push(11, 11, begin("obtainView"));
+        b.push(12, 11, begin("measure"));
+        b.push(13, 11, Atrace::End { tgid: 10 });
+        b.push(14, 11, instant("an unkept instant"));
+        b.push(15, 11, Atrace::End { tgid: 10 });
+        b.binder(
+            16,
+            11,
+            BinderEvent::Transaction {
+                debug_id: 1,
+                reply: false,
+                oneway: false,
+            },
+        );
+        let s = b.build();
+        let got: Vec<_> = s
+            .sections
+            .iter()
+            .map(|x| (s.name(x.name), x.depth, x.parent, x.children, x.ordinal))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // Children: obtainView (not kept) and the binder transaction; the instant is obtainView's.
+                ("animation", 0, NO_SECTION, 2, 0),
+                // Its kept ancestor, not its parent (depth 0, not 1).
+                ("measure", 2, 0, 0, 2),
+                ("binder transaction", 1, 0, 0, 4),
             ]
         );
     }
