@@ -16,7 +16,7 @@ use crate::decode::BinderEvent;
 use rustc_hash::FxHashMap;
 
 /// The names of the slices binder events make, in [`BinderPairing::set_names`]'s order.
-pub const SLICE_NAMES: [&str; 4] = [
+pub(super) const SLICE_NAMES: [&str; 4] = [
     TRANSACTION,
     "binder transaction async",
     BINDER_REPLY,

@@ -383,7 +383,7 @@ impl SectionsBuilder {
     }
 
     /// Takes one binder event of thread `tid` at `ts` (trace clock, ns): it opens, closes or marks a slice on the
-    /// thread's stack of slices, shared with its atrace sections (see [`BinderPairing`]).
+    /// thread's stack of slices, shared with its atrace sections (see [`crate::model::binder`]).
     pub fn binder(&mut self, ts: i64, tid: i32, event: BinderEvent) {
         if self.binder.names().is_none() {
             let names = super::binder::SLICE_NAMES.map(|n| self.intern(n.to_string()));
