@@ -155,6 +155,36 @@ impl TraceBuilder {
         )
     }
 
+    /// Adds an ftrace `binder_transaction` at `ts_ns` (ns, BOOTTIME): thread `tid` sends transaction `debug_id`
+    /// (a reply with `reply`, oneway with `oneway`: `flags` = TF_ONE_WAY).
+    pub fn binder_transaction(
+        &mut self,
+        ts_ns: u64,
+        tid: i32,
+        debug_id: i32,
+        reply: bool,
+        oneway: bool,
+    ) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::BinderTransactionFtraceEvent {
+            debug_id: Some(debug_id),
+            reply: Some(i32::from(reply)),
+            flags: Some(u32::from(oneway)),
+            ..Default::default()
+        };
+        self.ftrace_event(ts_ns, tid, E::BinderTransaction(event))
+    }
+
+    /// Adds an ftrace `binder_transaction_received` at `ts_ns` (ns, BOOTTIME): thread `tid` received transaction
+    /// `debug_id`.
+    pub fn binder_received(&mut self, ts_ns: u64, tid: i32, debug_id: i32) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::BinderTransactionReceivedFtraceEvent {
+            debug_id: Some(debug_id),
+        };
+        self.ftrace_event(ts_ns, tid, E::BinderTransactionReceived(event))
+    }
+
     /// One packet with a one-event bundle on cpu 0.
     fn ftrace_event(
         &mut self,

@@ -8,6 +8,7 @@ pub mod frames;
 pub mod gt;
 pub mod idle;
 pub mod janktracker;
+pub mod locks;
 pub mod metrics;
 pub mod pacing;
 pub mod percentile;

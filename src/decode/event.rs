@@ -2,6 +2,7 @@
 //! the synth builder's tests) emit these; everything downstream consumes only these.
 
 pub use super::atrace::Atrace;
+pub use super::binder::BinderEvent;
 
 /// Which of the four FrameTimeline slice kinds a start event opens.
 /// Source: `FrameTimelineEvent` oneof in Perfetto's `frameworks_native_trace_packet.proto`.
@@ -255,6 +256,15 @@ pub enum Event {
         tgid: Option<i32>,
         /// Its name (`comm`), if the source says.
         name: Option<String>,
+    },
+    /// A binder transaction event from ftrace, its timestamp converted to the trace clock.
+    Binder {
+        /// Timestamp on the trace clock, ns.
+        ts_ns: i64,
+        /// The thread the event happened on.
+        tid: i32,
+        /// The event.
+        event: BinderEvent,
     },
     /// A thread's name from ftrace: `task_newtask`, `task_rename`, or the scheduler's `comm` (which a process
     /// tree's name outranks, as in Perfetto's `ThreadNamePriority`).

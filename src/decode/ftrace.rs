@@ -9,6 +9,9 @@
 //! Field numbers: `ftrace_event_bundle.proto`, `ftrace_event.proto`, `ftrace.proto`, `task.proto`, `sched.proto`
 //! (google/perfetto @ ec5d16b1).
 
+use super::binder::{
+    self, BinderEvent, EVENT_BINDER_TRANSACTION, EVENT_BINDER_TRANSACTION_RECEIVED,
+};
 use super::wire::{prefetch, Bytes, Framing, WireError, LEN, VARINT};
 
 const BUNDLE_EVENT: u32 = 2;
@@ -57,6 +60,15 @@ pub(super) enum FtraceItem<'a> {
         tid: i32,
         /// Its `comm` (at most 15 bytes).
         comm: &'a [u8],
+    },
+    /// `binder_transaction` or `binder_transaction_received` ([`binder`]).
+    Binder {
+        /// Raw timestamp, ns.
+        ts: u64,
+        /// The thread (FtraceEvent.pid).
+        tid: i32,
+        /// The event.
+        event: BinderEvent,
     },
     /// `task_newtask` (a thread created with this name) or `task_rename` (its new name).
     ThreadName {
@@ -162,6 +174,7 @@ fn fast_event(bundle: &[u8], pos: usize, names: bool) -> Option<Fast<'_>> {
             Some(Fast::Print { next, ts, tid, buf })
         }
         EVENT_TASK_NEWTASK | EVENT_TASK_RENAME => None,
+        EVENT_BINDER_TRANSACTION | EVENT_BINDER_TRANSACTION_RECEIVED => None,
         EVENT_SCHED_SWITCH if names => None,
         _ => Some(Fast::Skip(next)),
     }
@@ -251,6 +264,14 @@ fn event<'a>(
                     EVENT_TASK_NEWTASK => thread_name(payload, NEWTASK_PID, NEWTASK_COMM, emit)?,
                     _ => thread_name(payload, RENAME_PID, RENAME_NEWCOMM, emit)?,
                 }
+            }
+            (EVENT_BINDER_TRANSACTION | EVENT_BINDER_TRANSACTION_RECEIVED, LEN) => {
+                let payload = wire.bytes()?;
+                let event = match field {
+                    EVENT_BINDER_TRANSACTION => binder::transaction(payload)?,
+                    _ => binder::received(payload)?,
+                };
+                emit(FtraceItem::Binder { ts, tid, event });
             }
             (EVENT_SCHED_SWITCH, LEN) if names.is_some() => {
                 let payload = wire.bytes()?;

@@ -4,10 +4,11 @@
 //! TracePacket fields ftl needs — `frame_timeline_event` (76), `timestamp` (8), `timestamp_clock_id` (58),
 //! `trusted_packet_sequence_id` (10), `process_tree` (2), `clock_snapshot` (6), `system_info` (45),
 //! `trace_packet_defaults` (59), `ftrace_events` (1: only `print`, `task_newtask`, `task_rename`, `sched_switch`
-//! and `compact_sched` thread names), `track_event` (11) slices and `track_descriptor` (60) — and inflates
+//! and `compact_sched` thread names, `binder_transaction` / `binder_transaction_received`), `track_event` (11) slices and `track_descriptor` (60) — and inflates
 //! `compressed_packets` (50) recursively.
 
 pub mod atrace;
+mod binder;
 mod clock;
 pub mod event;
 mod frame_timeline;
@@ -24,6 +25,7 @@ pub(crate) mod proto {
     include!(concat!(env!("OUT_DIR"), "/perfetto.protos.rs"));
 }
 
+pub use binder::BinderEvent;
 pub use clock::BOOTTIME;
 pub use event::{
     Atrace, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,

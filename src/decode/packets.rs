@@ -5,7 +5,7 @@
 
 use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
-use super::event::{Event, FrameTimelineEvent, SystemInfo, TrackEventPhase};
+use super::event::{BinderEvent, Event, FrameTimelineEvent, SystemInfo, TrackEventPhase};
 use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
@@ -63,6 +63,10 @@ enum Timed {
         phase: TrackEventPhase,
         name: Option<String>,
     },
+    Binder {
+        tid: i32,
+        event: BinderEvent,
+    },
 }
 
 impl Timed {
@@ -80,6 +84,7 @@ impl Timed {
                 phase,
                 name,
             },
+            Timed::Binder { tid, event } => Event::Binder { ts_ns, tid, event },
         }
     }
 }
@@ -328,6 +333,16 @@ impl<'s> PacketDecoder<'s> {
                         tid,
                         name: String::from_utf8_lossy(comm).into_owned(),
                     });
+                }
+                FtraceItem::Binder { ts, tid, event } => {
+                    // The binder tables name both ends' threads: their scheduler names are read too.
+                    if !self.named_writers.contains(&tid) {
+                        self.named_writers.push(tid);
+                    }
+                    match clock {
+                        Some(clock) => self.timed(clock, ts, Timed::Binder { tid, event }),
+                        None => self.summary.unconvertible_timestamps += 1,
+                    }
                 }
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;

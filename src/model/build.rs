@@ -115,6 +115,7 @@ impl TimelineBuilder {
             }
             Event::SystemInfo(info) => self.system_info = Some(info),
             Event::Atrace { ts_ns, tid, event } => self.sections.push(ts_ns, tid, event),
+            Event::Binder { ts_ns, tid, event } => self.sections.binder(ts_ns, tid, event),
             Event::Thread { tid, tgid, name } => self.sections.thread(tid, tgid, name),
             Event::ThreadName { tid, name } => self.sections.ftrace_thread_name(tid, name),
             Event::TrackDescriptor {

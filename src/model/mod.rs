@@ -1,8 +1,10 @@
 //! What happened: pure data built from [`crate::decode::Event`]s, no I/O.
 
+pub mod binder;
 mod build;
 pub mod frame;
 pub mod jank;
+pub mod kept_names;
 mod order;
 pub mod sections;
 mod shared;

@@ -5,7 +5,9 @@
 //! innermost open slice of its thread, a slice never closed has `dur = -1`, an instant is a slice of duration 0,
 //! a TrackDescriptor without a name is named after the first event on it.
 
-use crate::decode::{Atrace, TrackEventPhase};
+use super::binder::{BinderPairing, StackOp};
+use super::kept_names;
+use crate::decode::{Atrace, BinderEvent, TrackEventPhase};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -27,13 +29,16 @@ impl SectionFilter {
         self.keeps_bytes(name.as_bytes())
     }
 
-    /// [`SectionFilter::keeps`] on a name's bytes (as an atrace line holds it, before any UTF-8 check).
-    /// Asked of most atrace `B` lines of a trace, so a name is first told apart by its first byte.
+    /// [`SectionFilter::keeps`] on a name's bytes (as an atrace line holds it, before any UTF-8 check): the
+    /// frame sections, the markers, and what the blocking-call, binder and lock tables read
+    /// ([`kept_names::keeps`]). Asked of most atrace `B` lines of a trace, so a name is first told apart by its
+    /// first byte.
     pub fn keeps_bytes(&self, name: &[u8]) -> bool {
         FRAME_SECTION_PREFIXES
             .iter()
             .any(|p| name.first() == p.as_bytes().first() && name.starts_with(p.as_bytes()))
             || self.markers.iter().any(|m| marker_matches(m, name))
+            || kept_names::keeps(name)
     }
 }
 
@@ -58,7 +63,18 @@ pub struct Section {
     pub name: u32,
     /// Nesting depth on its thread (0 = outermost), counting every open slice, kept or not.
     pub depth: u32,
+    /// Index into [`AppSections::sections`] of the innermost kept slice enclosing this one ([`NO_SECTION`] if
+    /// none): its parent (Perfetto's `parent_id`) when that slice's depth is one less.
+    pub parent: u32,
+    /// Number of slices, kept or not, whose parent this is (Perfetto's children: `parent_id` = this slice).
+    pub children: u32,
+    /// Place among every slice begun on its thread, kept or not, 0 first: its neighbours in Perfetto's
+    /// `ORDER BY ts` on the thread's track are the slices with the ordinals one less and one more.
+    pub ordinal: u32,
 }
+
+/// [`Section::parent`] of a slice no kept slice encloses.
+pub const NO_SECTION: u32 = u32::MAX;
 
 /// An async slice (`S`/`F` or `G`/`H`) on a process's named track.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +113,10 @@ pub struct AppSections {
     pub names: Vec<String>,
     /// Every thread the trace names or writes from.
     pub threads: BTreeMap<i32, ThreadInfo>,
+    /// Binder flows (Perfetto's `flow` table from `BinderTracker`): (`binder transaction` or `binder transaction
+    /// async` slice, the `binder reply` or `binder async rcv` slice it led to), indexes into [`Self::sections`],
+    /// in the order the transactions were received.
+    pub flows: Vec<(u32, u32)>,
     /// atrace begin / end / async / instant lines read, kept or not (counters never reach the model).
     pub lines: u64,
 }
@@ -122,8 +142,12 @@ impl AppSections {
 const UNKEPT: u32 = u32::MAX;
 /// A thread event that is an `E` (not a name).
 const END: u32 = u32::MAX - 1;
+/// A thread event that is an instant (`I|`) whose name is not kept.
+const UNKEPT_INSTANT: u32 = u32::MAX - 2;
 /// Set on the name of a thread event that is an instant (`I|`): a slice of duration 0, not opened.
 const INSTANT: u32 = 1 << 31;
+/// Set on a thread event that is a binder event: the low bits index [`BinderPairing`]'s events.
+const BINDER: u32 = 1 << 30;
 
 /// How far behind the newest line, in trace time, a thread's atrace lines may still arrive: older lines are
 /// paired while the trace is read. Lines arrive out of order when a thread moves between CPUs, whose ftrace
@@ -134,8 +158,9 @@ const SETTLE_LAG_NS: i64 = 2_000_000_000;
 /// A thread's lines waiting are paired once there are at least this many (and twice as many as the last time).
 const MIN_PAIRING_BATCH: usize = 256;
 
-/// A `B` (`name`: an index into the names, or [`UNKEPT`]), an `I` (`name | INSTANT`) or an `E` (`name` = [`END`])
-/// of one thread: 16 bytes per line waiting to be paired. `seq` is the line's place among all threads' lines
+/// A `B` (`name`: an index into the names, or [`UNKEPT`]), an `I` (`name | INSTANT`, or [`UNKEPT_INSTANT`]), an
+/// `E` (`name` = [`END`]) or a binder event (`BINDER | index`) of one thread: 16 bytes per line waiting to be
+/// paired. `seq` is the line's place among all threads' lines
 /// (Perfetto's tie-break: file order).
 #[derive(Debug, Clone, Copy)]
 struct ThreadEvent {
@@ -158,6 +183,8 @@ struct ThreadState {
     next_pairing: usize,
     /// The name came from a process tree, which ftrace's names do not override.
     named_by_tree: bool,
+    /// Slices begun on the thread so far, kept or not (the next [`Section::ordinal`]).
+    begun: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -229,6 +256,7 @@ pub struct SectionsBuilder {
     ids: FxHashMap<String, u32>,
     names: Vec<String>,
     lines: u64,
+    binder: BinderPairing,
 }
 
 impl SectionsBuilder {
@@ -328,10 +356,12 @@ impl SectionsBuilder {
                 track: None,
                 name,
             } => {
-                if !self.filter.keeps(&name) {
-                    return;
-                }
-                (tgid, self.intern(name) | INSTANT)
+                // Kept or not, an instant is a child of the slice open around it.
+                let name = match self.filter.keeps(&name) {
+                    true => self.intern(name) | INSTANT,
+                    false => UNKEPT_INSTANT,
+                };
+                (tgid, name)
             }
             Atrace::Instant {
                 tgid,
@@ -349,6 +379,26 @@ impl SectionsBuilder {
                 return;
             }
         };
+        self.push_thread_event(ts, tid, tgid, name);
+    }
+
+    /// Takes one binder event of thread `tid` at `ts` (trace clock, ns): it opens, closes or marks a slice on the
+    /// thread's stack of slices, shared with its atrace sections (see [`crate::model::binder`]).
+    pub fn binder(&mut self, ts: i64, tid: i32, event: BinderEvent) {
+        if self.binder.names().is_none() {
+            let names = super::binder::SLICE_NAMES.map(|n| self.intern(n.to_string()));
+            self.binder.set_names(names);
+        }
+        // A transaction read after the receipts 2 s newer than it were paired may have missed them.
+        let late = ts < self.newest.saturating_sub(SETTLE_LAG_NS);
+        self.broken |= late && matches!(event, BinderEvent::Transaction { .. });
+        let index = self.binder.push(ts, event);
+        self.push_thread_event(ts, tid, 0, BINDER | index);
+    }
+
+    /// Queues thread event `name` (see [`ThreadEvent`]) of `tid` from a line of process `tgid` (0: none), pairing
+    /// the thread's settled events once enough wait.
+    fn push_thread_event(&mut self, ts: i64, tid: i32, tgid: u32, name: u32) {
         let thread = self.threads.entry(tid).or_default();
         if let Some(pid) = i32::try_from(tgid).ok().filter(|&p| p != 0) {
             thread.info.pid = Some(pid);
@@ -360,7 +410,13 @@ impl SectionsBuilder {
         self.broken |= thread.paired_before.is_some_and(|b| ts < b);
         if !self.pair_at_end && thread.events.len() >= thread.next_pairing {
             let before = self.newest.saturating_sub(SETTLE_LAG_NS);
-            pair_lines(tid, thread, Some(before), &mut self.sections);
+            pair_lines(
+                tid,
+                thread,
+                Some(before),
+                &mut self.sections,
+                &mut self.binder,
+            );
         }
     }
 
@@ -474,6 +530,8 @@ impl SectionsBuilder {
         events.sort_by_key(|(ts, seq, _)| (*ts, *seq));
         let mut places: FxHashMap<u64, Place> = FxHashMap::default();
         let mut stacks: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+        // Slices begun per thread track (their ordinals).
+        let mut begun: FxHashMap<u64, u32> = FxHashMap::default();
         for (
             ts,
             seq,
@@ -499,7 +557,11 @@ impl SectionsBuilder {
             let dur = if instant { 0 } else { -1 };
             let index = match place {
                 Place::Thread(tid) => {
-                    let depth = stack.len() as u32;
+                    let parent = stack.last().map_or(NO_SECTION, |&p| p as u32);
+                    if let Some(&p) = stack.last() {
+                        sections[p].1.children += 1;
+                    }
+                    let ordinal = begun.entry(uuid).or_default();
                     sections.push((
                         seq,
                         Section {
@@ -507,9 +569,13 @@ impl SectionsBuilder {
                             dur,
                             tid: *tid,
                             name,
-                            depth,
+                            depth: stack.len() as u32,
+                            parent,
+                            children: 0,
+                            ordinal: *ordinal,
                         },
                     ));
+                    *ordinal += 1;
                     sections.len() - 1
                 }
                 Place::Process(pid, track) => {
@@ -550,14 +616,13 @@ impl SectionsBuilder {
         let mut sections = std::mem::take(&mut self.sections);
         let mut threads = BTreeMap::new();
         for (tid, mut state) in std::mem::take(&mut self.threads) {
-            pair_lines(tid, &mut state, None, &mut sections);
+            pair_lines(tid, &mut state, None, &mut sections, &mut self.binder);
             threads.insert(tid, state.info);
         }
         // (seq of the begin, slice), like `sections`.
         let mut async_sections: Vec<(u32, AsyncSection)> = Vec::new();
         self.track_slices(&mut sections, &mut async_sections);
-        sections.sort_unstable_by_key(|(seq, s)| (s.ts, *seq));
-        let sections = sections.into_iter().map(|(_, s)| s).collect();
+        let (sections, flows) = in_slice_order(sections, self.binder.flows());
 
         let mut async_events = std::mem::take(&mut self.async_events);
         async_events.sort_by_key(|(ts, seq, _)| (*ts, *seq));
@@ -612,18 +677,53 @@ impl SectionsBuilder {
             async_sections,
             names: self.names,
             threads,
+            flows,
             lines: self.lines,
         }
     }
 }
 
+/// The slices paired (seq of the begin, slice) in Perfetto's slice id order — (ts, file order) — with their
+/// parents and the `flows` (pairs of indexes into the slices as paired) renumbered to match, the flows sorted by
+/// the slice they lead to.
+fn in_slice_order(
+    sections: Vec<(u32, Section)>,
+    flows: impl Iterator<Item = (u32, u32)>,
+) -> (Vec<Section>, Vec<(u32, u32)>) {
+    let mut order: Vec<u32> = (0..sections.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| {
+        let (seq, s) = &sections[i as usize];
+        (s.ts, *seq)
+    });
+    let mut rank = vec![0u32; sections.len()];
+    for (new, &old) in order.iter().enumerate() {
+        rank[old as usize] = new as u32;
+    }
+    let renumber = |i: u32| rank.get(i as usize).copied().unwrap_or(NO_SECTION);
+    let sorted = order
+        .iter()
+        .map(|&old| {
+            let s = sections[old as usize].1;
+            Section {
+                parent: renumber(s.parent),
+                ..s
+            }
+        })
+        .collect();
+    let mut flows: Vec<(u32, u32)> = flows.map(|(a, b)| (renumber(a), renumber(b))).collect();
+    flows.sort_unstable_by_key(|&(_, to)| to);
+    (sorted, flows)
+}
+
 /// Pairs `thread`'s lines older than `before` (all with `None`) in (ts, file order) into `sections` (seq of the
-/// begin, slice): an `E` closes the innermost open slice, kept or not.
+/// begin, slice): an `E` (or a binder event ending a slice) closes the innermost open slice, kept or not; every
+/// slice begun counts as a child of the innermost open one.
 fn pair_lines(
     tid: i32,
     thread: &mut ThreadState,
     before: Option<i64>,
     sections: &mut Vec<(u32, Section)>,
+    binder: &mut BinderPairing,
 ) {
     let events = &mut thread.events;
     if !events.is_sorted_by_key(|e| e.ts) {
@@ -632,34 +732,55 @@ fn pair_lines(
     let settled = before.map_or(events.len(), |b| events.partition_point(|e| e.ts < b));
     let open = &mut thread.open;
     for ThreadEvent { ts, name, seq } in events.drain(..settled) {
-        let depth = open.len() as u32;
-        if name == END {
-            if let Some(Some(i)) = open.pop() {
-                let s: &mut Section = &mut sections[i].1;
-                s.dur = ts - s.ts;
+        let binder_event = (name & BINDER != 0 && name & INSTANT == 0).then_some(name & !BINDER);
+        let op = match name {
+            END => StackOp::End,
+            UNKEPT => StackOp::Begin(None),
+            UNKEPT_INSTANT => StackOp::Instant(None),
+            _ if name & INSTANT != 0 => StackOp::Instant(Some(name & !INSTANT)),
+            _ if name & BINDER != 0 => binder.stack_op(name & !BINDER),
+            _ => StackOp::Begin(Some(name)),
+        };
+        let (name, instant) = match op {
+            StackOp::Nothing => continue,
+            StackOp::End => {
+                if let Some(Some(i)) = open.pop() {
+                    let s: &mut Section = &mut sections[i].1;
+                    s.dur = ts - s.ts;
+                }
+                continue;
             }
-        } else if name != UNKEPT && name & INSTANT != 0 {
-            let name = name & !INSTANT;
+            StackOp::Begin(name) => (name, false),
+            StackOp::Instant(name) => (name, true),
+        };
+        if let Some(Some(p)) = open.last() {
+            sections[*p].1.children += 1;
+        }
+        let ordinal = thread.begun;
+        thread.begun = ordinal.wrapping_add(1);
+        let kept = name.map(|name| {
+            let parent = open
+                .iter()
+                .rev()
+                .find_map(|&o| o)
+                .map_or(NO_SECTION, |p| p as u32);
             let section = Section {
                 ts,
-                dur: 0,
+                dur: if instant { 0 } else { -1 },
                 tid,
                 name,
-                depth,
+                depth: open.len() as u32,
+                parent,
+                children: 0,
+                ordinal,
             };
             sections.push((seq, section));
-        } else {
-            let kept = (name != UNKEPT).then(|| {
-                let section = Section {
-                    ts,
-                    dur: -1,
-                    tid,
-                    name,
-                    depth,
-                };
-                sections.push((seq, section));
-                sections.len() - 1
-            });
+            sections.len() - 1
+        });
+        if let (Some(i), Some(event)) = (kept, binder_event) {
+            binder.made(event, i as u32);
+        }
+        if !instant {
             open.push(kept);
         }
     }
@@ -687,7 +808,7 @@ mod tests {
         b.push(50, 11, Atrace::End { tgid: 10 });
         b.push(30, 11, Atrace::End { tgid: 10 });
         b.push(10, 11, begin("Choreographer#doFrame 7"));
-        b.push(20, 11, begin("traversal"));
+        b.push(20, 11, begin("obtainView"));
         b.push(40, 11, begin("DrawFrame 7"));
         b.push(60, 12, begin("DrawFrames 8"));
         let s = b.build();
@@ -699,7 +820,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                // 20..30 "traversal" (not kept) closed first; 40..50 DrawFrame nested in the open doFrame.
+                // 20..30 "obtainView" (not kept) closed first; 40..50 DrawFrame nested in the open doFrame.
                 ("Choreographer#doFrame 7", 10, -1, 0),
                 ("DrawFrame 7", 40, 10, 1),
                 ("DrawFrames 8", 60, -1, 0)
@@ -715,7 +836,7 @@ mod tests {
         for frame in 0..1_250i64 {
             let t = frame * 16_000_000;
             lines.push((t, begin(&format!("Choreographer#doFrame {frame}"))));
-            lines.push((t + 1_000_000, begin("traversal")));
+            lines.push((t + 1_000_000, begin("obtainView")));
             lines.push((t + 2_000_000, begin(&format!("DrawFrame {frame}"))));
             for dt in [3_000_000, 4_000_000, 5_000_000] {
                 lines.push((t + dt, Atrace::End { tgid: 10 }));
@@ -813,6 +934,47 @@ mod tests {
                 ("J<SCROLL>", 0, 12, 1),
                 ("J<SCROLL>", 5, 4, 2),
                 ("Benchmark run", 13, -1, 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn kept_slices_know_their_kept_parent_children_and_place_on_the_thread() {
+        let mut b = SectionsBuilder::new(SectionFilter::default());
+        let instant = |name: &str| Atrace::Instant {
+            tgid: 10,
+            track: None,
+            name: name.into(),
+        };
+        b.push(10, 11, begin("animation"));
+        b.push(11, 11, begin("obtainView"));
+        b.push(12, 11, begin("measure"));
+        b.push(13, 11, Atrace::End { tgid: 10 });
+        b.push(14, 11, instant("an unkept instant"));
+        b.push(15, 11, Atrace::End { tgid: 10 });
+        b.binder(
+            16,
+            11,
+            BinderEvent::Transaction {
+                debug_id: 1,
+                reply: false,
+                oneway: false,
+            },
+        );
+        let s = b.build();
+        let got: Vec<_> = s
+            .sections
+            .iter()
+            .map(|x| (s.name(x.name), x.depth, x.parent, x.children, x.ordinal))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // Children: obtainView (not kept) and the binder transaction; the instant is obtainView's.
+                ("animation", 0, NO_SECTION, 2, 0),
+                // Its kept ancestor, not its parent (depth 0, not 1).
+                ("measure", 2, 0, 0, 2),
+                ("binder transaction", 1, 0, 0, 4),
             ]
         );
     }

@@ -41,6 +41,14 @@ pub enum PerfettoTable {
     /// start and duration — the columns of Perfetto's android_jank_cuj_slice_summary.
     #[value(name = "android_jank_cuj", alias = "android_jank_cuj_slice_summary")]
     AndroidJankCuj,
+    /// Per binder transaction (stdlib `android.binder`, needs the `binder_driver` ftrace events): client and
+    /// server process / thread / slice, the server's AIDL name, sync or oneway.
+    #[value(name = "android_binder_txns")]
+    AndroidBinderTxns,
+    /// Per Java monitor contention slice (stdlib `android.monitor_contention`, needs atrace `dalvik`): blocked and
+    /// blocking thread and method, waiters, process.
+    #[value(name = "android_monitor_contention")]
+    AndroidMonitorContention,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -66,6 +74,51 @@ struct AndroidFramesLayersRow {
     layer_name: Option<String>,
     pid: Option<i32>,
     process_name: Option<String>,
+}
+
+/// `android_binder_txns` in the golden query's columns.
+#[derive(Debug, Default, Serialize)]
+struct BinderTxnRow {
+    aidl_name: Option<String>,
+    interface: Option<String>,
+    method_name: Option<String>,
+    client_process: Option<String>,
+    client_thread: Option<String>,
+    client_tid: i32,
+    client_pid: i32,
+    is_main_thread: i32,
+    client_ts: i64,
+    client_dur: i64,
+    server_process: Option<String>,
+    server_thread: Option<String>,
+    server_tid: i32,
+    server_pid: i32,
+    server_ts: i64,
+    server_dur: i64,
+    is_sync: i32,
+}
+
+/// `android_monitor_contention` in the golden query's columns.
+#[derive(Debug, Default, Serialize)]
+struct MonitorContentionRow {
+    ts: i64,
+    dur: i64,
+    blocking_method: Option<String>,
+    blocked_method: Option<String>,
+    short_blocking_method: Option<String>,
+    short_blocked_method: Option<String>,
+    blocking_src: Option<String>,
+    blocked_src: Option<String>,
+    waiter_count: Option<i64>,
+    blocked_thread_name: Option<String>,
+    blocked_thread_tid: i32,
+    is_blocked_thread_main: Option<i32>,
+    blocking_thread_name: Option<String>,
+    blocking_thread_tid: Option<i32>,
+    is_blocking_thread_main: Option<i32>,
+    process_name: Option<String>,
+    pid: Option<i32>,
+    lock_name: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -163,5 +216,59 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
             to_dataframe(&crate::analysis::app::cuj::cujs(timeline, &app))
         }
         PerfettoTable::AndroidFrameStats => to_dataframe(&app.frame_stats(timeline)),
+        PerfettoTable::AndroidBinderTxns => {
+            let mut rows: Vec<BinderTxnRow> = crate::model::binder::binder_txns(timeline)
+                .into_iter()
+                .map(|t| BinderTxnRow {
+                    aidl_name: t.aidl_name,
+                    interface: t.interface,
+                    method_name: t.method_name,
+                    client_process: t.client_process,
+                    client_thread: t.client_thread,
+                    client_tid: t.client_tid,
+                    client_pid: t.client_pid,
+                    is_main_thread: i32::from(t.is_main_thread),
+                    client_ts: t.client_ts,
+                    client_dur: t.client_dur,
+                    server_process: t.server_process,
+                    server_thread: t.server_thread,
+                    server_tid: t.server_tid,
+                    server_pid: t.server_pid,
+                    server_ts: t.server_ts,
+                    server_dur: t.server_dur,
+                    is_sync: i32::from(t.is_sync),
+                })
+                .collect();
+            rows.sort_by_key(|r| (r.client_ts, r.client_tid, r.server_ts));
+            to_dataframe(&rows)
+        }
+        PerfettoTable::AndroidMonitorContention => {
+            let mut rows: Vec<MonitorContentionRow> =
+                crate::analysis::locks::monitor_contention(timeline)
+                    .into_iter()
+                    .map(|m| MonitorContentionRow {
+                        ts: m.ts,
+                        dur: m.dur,
+                        blocking_method: m.blocking_method,
+                        blocked_method: m.blocked_method,
+                        short_blocking_method: m.short_blocking_method,
+                        short_blocked_method: m.short_blocked_method,
+                        blocking_src: m.blocking_src,
+                        blocked_src: m.blocked_src,
+                        waiter_count: m.waiter_count,
+                        blocked_thread_name: m.blocked_thread_name,
+                        blocked_thread_tid: m.blocked_thread_tid,
+                        is_blocked_thread_main: m.is_blocked_thread_main.map(i32::from),
+                        blocking_thread_name: m.blocking_thread_name,
+                        blocking_thread_tid: m.blocking_thread_tid,
+                        is_blocking_thread_main: m.is_blocking_thread_main.map(i32::from),
+                        process_name: m.process_name,
+                        pid: m.pid,
+                        lock_name: m.lock_name,
+                    })
+                    .collect();
+            rows.sort_by_key(|r| (r.ts, r.blocked_thread_tid, r.dur));
+            to_dataframe(&rows)
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 mod app_frames;
 mod batch;
+mod binder;
 mod chart;
 mod classify;
 mod cli;
