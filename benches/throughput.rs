@@ -28,6 +28,10 @@
 //! `/dev/null`) on the same file: best time and peak RSS, each also as a multiple of `analyze`'s in this run
 //! (target ≤ 1.5×), and the baseline binary's if set.
 //!
+//! Then `ftl table FILE thread_state` (Perfetto's thread states as CSV), and with
+//! `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` trace processor's import + the same query on the same
+//! file, with the ratio.
+//!
 //! Then a ≥ 100 MB `dumpsys SurfaceFlinger --latency` capture (real rows repeated with shifted timestamps,
 //! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
 //! dumps and every pacing metric), beside the same read baseline (and the baseline binary, if set).
@@ -87,6 +91,7 @@ const INPUTS: [Input; 5] = [
 fn main() {
     let ftl = env!("CARGO_BIN_EXE_ftl");
     let base = std::env::var_os("FTL_BASELINE_BIN").map(PathBuf::from);
+    let tp = std::env::var_os("FTL_TRACE_PROCESSOR_BIN").map(PathBuf::from);
     if let Some(bin) = &base {
         assert!(
             bin.is_file(),
@@ -127,6 +132,7 @@ fn main() {
         let args = ["analyze", "--format", "json", "-o", "/dev/null"];
         let analyze = report_ftl(&path, &args, read, base.as_deref(), &frames);
         report_row_tables(&path, analyze, base.as_deref());
+        report_thread_state(&path, analyze, tp.as_deref());
     }
     if !wanted("sf_latency") {
         return;
@@ -209,6 +215,72 @@ fn report_row_tables(path: &Path, analyze: (Duration, f64), base: Option<&Path>)
             rss / analyze.1,
         );
     }
+}
+
+/// Perfetto's `thread_state` as `ftl table` gives it and as the golden files were made (`../shared/golden/
+/// README.md`): the query trace processor runs for the comparison.
+const THREAD_STATE_QUERY: &str = "SELECT s.ts, s.dur, s.cpu, t.tid, t.name AS thread_name, s.state, s.io_wait, \
+     s.blocked_function, w.tid AS waker_tid, s.irq_context FROM thread_state s JOIN thread t USING(utid) \
+     LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY s.ts, t.tid, s.dur, s.state;";
+
+/// `ftl table PATH thread_state` as CSV to `/dev/null` (best of three) against `analyze` on the same file, and —
+/// with `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` — trace processor's import and the same query
+/// (`trace_processor_shell -q QUERY_FILE PATH`), with the ratio (target: ftl ≥ 10× faster). Inputs without
+/// scheduler data give a header-only table.
+fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>) {
+    let run = |bin: &Path, args: &[&std::ffi::OsStr]| -> Result<(Duration, f64), String> {
+        let start = Instant::now();
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%M"])
+            .arg(bin)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let elapsed = start.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            return Err(format!("{} failed: {stderr}", bin.display()));
+        }
+        let kib: f64 = stderr
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or(0.0);
+        Ok((elapsed, kib / 1024.0))
+    };
+    let ftl = Path::new(env!("CARGO_BIN_EXE_ftl"));
+    let args = [
+        path.as_os_str(),
+        "thread_state".as_ref(),
+        "-o".as_ref(),
+        "/dev/null".as_ref(),
+    ];
+    let mut table_args = vec!["table".as_ref()];
+    table_args.extend(args);
+    let (elapsed, rss) = best_run(|| run(ftl, &table_args)).expect("ftl table runs");
+    let vs_tp = match tp {
+        None => String::new(),
+        Some(bin) => {
+            let query = std::env::temp_dir().join("ftl-bench-thread-state.sql");
+            std::fs::write(&query, THREAD_STATE_QUERY).expect("write the query");
+            match best_run(|| run(bin, &["-q".as_ref(), query.as_os_str(), path.as_os_str()])) {
+                Ok((t, t_rss)) => format!(
+                    "trace processor {:.2} s {t_rss:.1} MB, ftl {:.1}× faster",
+                    t.as_secs_f64(),
+                    t.as_secs_f64() / elapsed.as_secs_f64()
+                ),
+                Err(e) => format!("trace processor failed: {e}"),
+            }
+        }
+    };
+    println!(
+        "  {:<20} {:>7.2} s ({:.2}× analyze) {rss:>7.1} MB ({:.2}× analyze)  {vs_tp}",
+        "table thread_state",
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() / analyze.0.as_secs_f64(),
+        rss / analyze.1,
+    );
 }
 
 /// Runs `ftl ARGS PATH` (best of three), and the baseline binary the same way if given, and prints their row

@@ -185,6 +185,59 @@ impl TraceBuilder {
         self.ftrace_event(ts_ns, tid, E::BinderTransactionReceived(event))
     }
 
+    /// Adds an ftrace `sched_switch` on `cpu` at `ts_ns`: `prev_tid` leaves in the raw task state `prev_state`
+    /// (1 = S, 2 = D, 0 = R, 0x100 = R+ on kernels from 4.14), `next_tid` (named `next_comm`) runs.
+    pub fn sched_switch(
+        &mut self,
+        ts_ns: u64,
+        cpu: u32,
+        prev_tid: i32,
+        prev_state: i64,
+        next_tid: i32,
+        next_comm: &str,
+    ) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::SchedSwitchFtraceEvent {
+            prev_pid: Some(prev_tid),
+            prev_state: Some(prev_state),
+            next_pid: Some(next_tid),
+            next_comm: Some(next_comm.into()),
+            ..Default::default()
+        };
+        self.ftrace_event_in(cpu, None, ts_ns, prev_tid, E::SchedSwitch(event))
+    }
+
+    /// Adds an ftrace `sched_waking` on `cpu` at `ts_ns`: `waker` makes `tid` runnable.
+    pub fn sched_waking(&mut self, ts_ns: u64, cpu: u32, waker: i32, tid: i32) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::SchedWakingFtraceEvent {
+            pid: Some(tid),
+            ..Default::default()
+        };
+        self.ftrace_event_in(cpu, None, ts_ns, waker, E::SchedWaking(event))
+    }
+
+    /// Adds an ftrace `sched_blocked_reason` at `ts_ns`: `tid`'s last blocked state waited on IO or not.
+    pub fn sched_blocked_reason(&mut self, ts_ns: u64, tid: i32, io_wait: bool) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::SchedBlockedReasonFtraceEvent {
+            pid: Some(tid),
+            io_wait: Some(u32::from(io_wait)),
+            ..Default::default()
+        };
+        self.ftrace_event(ts_ns, tid, E::SchedBlockedReason(event))
+    }
+
+    /// Adds an ftrace `cpu_frequency` at `ts_ns`: `cpu` runs at `khz` from then on.
+    pub fn cpu_frequency(&mut self, ts_ns: u64, cpu: u32, khz: u32) -> &mut Self {
+        use proto::ftrace_event::Event as E;
+        let event = proto::CpuFrequencyFtraceEvent {
+            state: Some(khz),
+            cpu_id: Some(cpu),
+        };
+        self.ftrace_event_in(cpu, None, ts_ns, 0, E::CpuFrequency(event))
+    }
+
     /// One packet with a one-event bundle on cpu 0.
     fn ftrace_event(
         &mut self,
@@ -192,7 +245,7 @@ impl TraceBuilder {
         tid: i32,
         event: proto::ftrace_event::Event,
     ) -> &mut Self {
-        self.ftrace_event_on(None, ts_ns, tid, event)
+        self.ftrace_event_in(0, None, ts_ns, tid, event)
     }
 
     /// One ftrace event in a bundle of its own, on `clock` (`FtraceClock`; `None` = the boot clock).
@@ -203,9 +256,21 @@ impl TraceBuilder {
         tid: i32,
         event: proto::ftrace_event::Event,
     ) -> &mut Self {
+        self.ftrace_event_in(0, clock, ts_ns, tid, event)
+    }
+
+    /// One ftrace event in a bundle of its own for `cpu`, on `clock`.
+    fn ftrace_event_in(
+        &mut self,
+        cpu: u32,
+        clock: Option<i32>,
+        ts_ns: u64,
+        tid: i32,
+        event: proto::ftrace_event::Event,
+    ) -> &mut Self {
         self.push(proto::TracePacket {
             ftrace_events: Some(proto::FtraceEventBundle {
-                cpu: Some(0),
+                cpu: Some(cpu),
                 event: vec![proto::FtraceEvent {
                     timestamp: Some(ts_ns),
                     pid: Some(tid as u32),
@@ -257,6 +322,20 @@ impl TraceBuilder {
                 track_uuid: Some(uuid),
                 name_iid: None,
                 name: name.map(str::to_string),
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Adds a `SystemInfo` packet with only the kernel's `uname` release (it decides how `prev_state` decodes).
+    pub fn kernel_release(&mut self, release: &str) -> &mut Self {
+        self.push(proto::TracePacket {
+            system_info: Some(proto::SystemInfo {
+                utsname: Some(proto::Utsname {
+                    release: Some(release.into()),
+                    ..Default::default()
+                }),
+                ..Default::default()
             }),
             ..Default::default()
         })

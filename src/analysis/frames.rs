@@ -3,7 +3,7 @@
 //! expected slice.
 
 use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, LateStage};
-use super::app::threads::ThreadColumns;
+use super::app::threads::{ThreadColumns, ThreadSource};
 use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
 use crate::model::jank::{JankTypeNames, PredictionType, PresentType, Severity};
@@ -231,6 +231,7 @@ pub fn frame_rows(
         (b.map(|b| b.0), b.and_then(|b| b.1))
     };
     let timeline = &timeline;
+    let threads = ThreadSource::new(timeline);
     let actual = |i: usize| timeline.actual.get(i);
     let mut per_display = vec![0u64; frames.display.len()];
     let mut jank_types = JankTypeNames::default();
@@ -256,6 +257,7 @@ pub fn frame_rows(
             jank_bits: s.jank_bits(),
             display_jank_bits: df.map(Slice::jank_bits),
         };
+        let stage = late_stage(&deadline, &w);
         Some(FrameRow {
             pid: s.pid,
             process_name: process_names
@@ -283,9 +285,12 @@ pub fn frame_rows(
             display_frame_jank_type: df.map(|df| jank_types.get(df.jank_bits())),
             display_frame_present_type: df.map(Slice::present_type),
             derived: DerivedLabels::of(d, s.jank_bits(), false, &mut jank_types),
-            late_stage: late_stage(&deadline, &w),
+            late_stage: stage,
             app_work: w.into(),
-            threads: ThreadColumns::default(),
+            threads: threads
+                .as_ref()
+                .map(|t| t.columns(s.pid, s.token, stage))
+                .unwrap_or_default(),
         })
     };
     let intervals = with_intervals.then(|| PresentIntervals::of(timeline, &frames));

@@ -396,6 +396,12 @@ fn analyze_rows(
                 .is_none_or(|g| g.matches(&f.layer_name))
     };
     let mut without_app_sections = 0;
+    let mut without_cause = 0;
+    let cause_data_missing = if work.is_empty() {
+        Vec::new()
+    } else {
+        app::threads::missing_data(timeline.sched.as_ref())
+    };
     let display_frames = frames::frame_rows(
         timeline,
         expected,
@@ -407,6 +413,11 @@ fn analyze_rows(
         &mut |f| {
             if keeps(&f) {
                 without_app_sections += u64::from(f.app_work.0.is_none());
+                let thread_stage = matches!(
+                    f.late_stage,
+                    Some(app::blame::LateStage::UiThread | app::blame::LateStage::RenderThread)
+                );
+                without_cause += u64::from(thread_stage && f.threads.cause().is_none());
                 each(f);
             }
         },
@@ -449,8 +460,8 @@ fn analyze_rows(
             without_app_sections
         },
         atrace_parse_failures: d.atrace_parse_failures,
-        late_frames_without_cause: 0,
-        cause_data_missing: Vec::new(),
+        late_frames_without_cause: without_cause,
+        cause_data_missing,
     };
     Report {
         source: crate::model::Source::Perfetto,

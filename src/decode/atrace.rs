@@ -635,7 +635,7 @@ mod tests {
             let trace = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
             let found = lines.len();
             for bundle in bundles(&trace) {
-                walk(bundle, None, &mut |item| {
+                walk(bundle, &mut |item| {
                     if let FtraceItem::Print { buf, .. } = item {
                         lines.push(buf.to_vec());
                     }

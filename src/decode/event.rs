@@ -194,6 +194,57 @@ pub enum TrackEventPhase {
     Instant,
 }
 
+/// A scheduler event ([`Event::Sched`]), from ftrace or `compact_sched` (`sched.proto`, `power.proto`,
+/// `task.proto`); what it means is the model's (`model::sched`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sched {
+    /// `sched_switch` on `cpu`: `prev_tid` leaves in the raw task state `prev_state`, `next_tid` runs.
+    /// `prev_tid` is `None` from `compact_sched` (the thread last switched in on that CPU).
+    Switch {
+        /// The CPU.
+        cpu: u32,
+        /// The thread switched out, if the event names it.
+        prev_tid: Option<i32>,
+        /// Its raw `prev_state` (kernel task state bits, decoded by kernel version).
+        prev_state: i64,
+        /// The thread switched in.
+        next_tid: i32,
+    },
+    /// `sched_waking` recorded on `cpu`: `tid` woken by `waker` (`None` from `compact_sched`: the thread
+    /// running on `cpu`).
+    Waking {
+        /// The CPU the event was recorded on.
+        cpu: u32,
+        /// The woken thread.
+        tid: i32,
+        /// The waking thread, if the event names it.
+        waker: Option<i32>,
+        /// `common_flags` (hard / soft IRQ bits), if recorded.
+        common_flags: Option<u32>,
+    },
+    /// `task_newtask`: `tid` created by `parent`.
+    NewTask {
+        /// The new thread.
+        tid: i32,
+        /// Its creator.
+        parent: i32,
+    },
+    /// `sched_blocked_reason`: whether `tid`'s last blocked state waited on IO.
+    BlockedReason {
+        /// The thread.
+        tid: i32,
+        /// `io_wait`, if recorded.
+        io_wait: Option<bool>,
+    },
+    /// `cpu_frequency`: `cpu` runs at `khz` from now on.
+    CpuFrequency {
+        /// The CPU.
+        cpu: u32,
+        /// kHz.
+        khz: u32,
+    },
+}
+
 /// Everything the decoder tells the model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -265,6 +316,15 @@ pub enum Event {
         tid: i32,
         /// The event.
         event: BinderEvent,
+    },
+    /// A scheduler event, its timestamp on the trace clock.
+    Sched {
+        /// Timestamp on the trace clock, ns.
+        ts_ns: i64,
+        /// The CPU of the ftrace bundle it was read from.
+        cpu: u32,
+        /// The event.
+        event: Sched,
     },
     /// A thread's name from ftrace: `task_newtask`, `task_rename`, or the scheduler's `comm` (which a process
     /// tree's name outranks, as in Perfetto's `ThreadNamePriority`).

@@ -1,7 +1,7 @@
-//! `FtraceEventBundle` (TracePacket field 1) → the few ftrace events ftl uses: `print` (atrace lines), the
-//! thread names of `task_newtask` / `task_rename`, and — for the threads asked about — the scheduler's names of
-//! the threads it switches to (`sched_switch.next_comm`, `compact_sched`). The scheduler and other events that
-//! make up most of a trace are skipped without decoding a varint when laid out as traced_probes writes them
+//! `FtraceEventBundle` (TracePacket field 1) → the ftrace events ftl uses: `print` (atrace lines), the
+//! thread names of `task_newtask` / `task_rename`, binder transactions, and the scheduler's events
+//! ([`sched`]: switches, wakings, blocked reasons, CPU frequency, `compact_sched`). The other events that make
+//! up most of a trace are skipped without decoding a varint when laid out as traced_probes writes them
 //! ([`fast_event`]), and `print` events are read in one pass ([`plain_print`]); anything else goes through the
 //! general field loop ([`event`]), which the fast paths agree with. Bundles are in memory, so they are read
 //! through [`Bytes`] (a slice and a position) rather than the `BufRead`-generic
@@ -12,16 +12,15 @@
 use super::binder::{
     self, BinderEvent, EVENT_BINDER_TRANSACTION, EVENT_BINDER_TRANSACTION_RECEIVED,
 };
+use super::sched::{
+    self, SchedEvent, EVENT_CPU_FREQUENCY, EVENT_SCHED_BLOCKED_REASON, EVENT_SCHED_SWITCH,
+    EVENT_SCHED_WAKING,
+};
 use super::wire::{prefetch, Bytes, Framing, WireError, LEN, VARINT};
 
+const BUNDLE_CPU: u32 = 1;
 const BUNDLE_EVENT: u32 = 2;
 const BUNDLE_COMPACT_SCHED: u32 = 4;
-const EVENT_SCHED_SWITCH: u32 = 4;
-const SWITCH_NEXT_COMM: u32 = 5;
-const SWITCH_NEXT_PID: u32 = 6;
-const COMPACT_NEXT_PID: u32 = 3;
-const COMPACT_INTERN_TABLE: u32 = 5;
-const COMPACT_NEXT_COMM_INDEX: u32 = 6;
 const BUNDLE_FTRACE_CLOCK: u32 = 5;
 const EVENT_TIMESTAMP: u32 = 1;
 const EVENT_PID: u32 = 2;
@@ -53,13 +52,12 @@ pub(super) enum FtraceItem<'a> {
         /// The atrace line.
         buf: &'a [u8],
     },
-    /// The name the scheduler gives a thread it switches to (`sched_switch.next_comm`, or `compact_sched`'s
-    /// interned comm); only read when the walk is asked for names.
-    Comm {
-        /// The thread.
-        tid: i32,
-        /// Its `comm` (at most 15 bytes).
-        comm: &'a [u8],
+    /// A scheduler event ([`sched`]) on the bundle's CPU ([`Walked::cpu`]).
+    Sched {
+        /// Raw timestamp, ns.
+        ts: u64,
+        /// The event.
+        event: SchedEvent<'a>,
     },
     /// `binder_transaction` or `binder_transaction_received` ([`binder`]).
     Binder {
@@ -72,6 +70,8 @@ pub(super) enum FtraceItem<'a> {
     },
     /// `task_newtask` (a thread created with this name) or `task_rename` (its new name).
     ThreadName {
+        /// Raw timestamp, ns.
+        ts: u64,
         /// The thread.
         tid: i32,
         /// Its name (`comm`).
@@ -79,22 +79,27 @@ pub(super) enum FtraceItem<'a> {
     },
 }
 
-/// Walks one bundle. Returns the builtin clock id of its timestamps, or `None` for an ftrace clock ftl cannot
-/// convert (global / local: Perfetto applies per-bundle offsets ftl does not read); items are emitted either way.
-///
-/// With `names`, the scheduler's names of these threads are read too (`sched_switch` events and
-/// `compact_sched`), as [`FtraceItem::Comm`]; without, those events are skipped like any other.
+/// What a bundle says of all its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Walked {
+    /// The builtin clock id of its timestamps, or `None` for an ftrace clock ftl cannot convert (global / local:
+    /// Perfetto applies per-bundle offsets ftl does not read).
+    pub clock: Option<u32>,
+    /// The CPU whose events it holds (`FtraceEventBundle.cpu`).
+    pub cpu: u32,
+}
+
+/// Walks one bundle, emitting its items (whatever its clock).
 pub(super) fn walk<'a>(
     bundle: &'a [u8],
-    names: Option<&[i32]>,
     emit: &mut dyn FnMut(FtraceItem<'a>),
-) -> Result<Option<u32>, WireError> {
-    let mut clock = FTRACE_CLOCK_UNSPECIFIED;
+) -> Result<Walked, WireError> {
+    let (mut clock, mut cpu) = (FTRACE_CLOCK_UNSPECIFIED, 0);
     let mut wire = Bytes::new(bundle);
     while !wire.at_eof() {
         prefetch(bundle, wire.pos);
         // Most events are skipped whole without decoding a varint, and `print` events read in one pass.
-        match fast_event(bundle, wire.pos, names.is_some()) {
+        match fast_event(bundle, wire.pos) {
             Some(Fast::Skip(next)) => {
                 wire.pos = next;
                 continue;
@@ -108,20 +113,21 @@ pub(super) fn walk<'a>(
         }
         let (field, wire_type) = wire.key()?;
         match (field, wire_type) {
-            (BUNDLE_EVENT, LEN) => event(wire.bytes()?, names, emit)?,
+            (BUNDLE_EVENT, LEN) => event(wire.bytes()?, emit)?,
+            (BUNDLE_CPU, VARINT) => cpu = wire.varint()? as u32,
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
-            (BUNDLE_COMPACT_SCHED, LEN) => match names {
-                Some(wanted) => compact_sched(wire.bytes()?, wanted, emit)?,
-                None => wire.skip_value(LEN)?,
-            },
+            (BUNDLE_COMPACT_SCHED, LEN) => sched::compact(wire.bytes()?, &mut |ts, event| {
+                emit(FtraceItem::Sched { ts, event })
+            })?,
             _ => wire.skip_value(wire_type)?,
         }
     }
-    Ok(match clock {
+    let clock = match clock {
         FTRACE_CLOCK_UNSPECIFIED => Some(BUILTIN_BOOTTIME),
         FTRACE_CLOCK_MONO_RAW => Some(BUILTIN_MONOTONIC_RAW),
         _ => None,
-    })
+    };
+    Ok(Walked { clock, cpu })
 }
 
 /// Keys of `FtraceEvent.timestamp` and `.pid` (varints).
@@ -156,7 +162,7 @@ enum Fast<'a> {
 /// The event at `pos` of `bundle` if it is one the fast paths read: skipped, or a plain `print`; `None` means
 /// "read the field the general way" ([`event`]), which gives the same result.
 #[inline(always)]
-fn fast_event(bundle: &[u8], pos: usize, names: bool) -> Option<Fast<'_>> {
+fn fast_event(bundle: &[u8], pos: usize) -> Option<Fast<'_>> {
     if *bundle.get(pos)? != KEY_EVENT {
         return None;
     }
@@ -173,9 +179,14 @@ fn fast_event(bundle: &[u8], pos: usize, names: bool) -> Option<Fast<'_>> {
             let (ts, tid, buf) = plain_print(bytes)?;
             Some(Fast::Print { next, ts, tid, buf })
         }
-        EVENT_TASK_NEWTASK | EVENT_TASK_RENAME => None,
-        EVENT_BINDER_TRANSACTION | EVENT_BINDER_TRANSACTION_RECEIVED => None,
-        EVENT_SCHED_SWITCH if names => None,
+        EVENT_TASK_NEWTASK
+        | EVENT_TASK_RENAME
+        | EVENT_BINDER_TRANSACTION
+        | EVENT_BINDER_TRANSACTION_RECEIVED
+        | EVENT_SCHED_SWITCH
+        | EVENT_SCHED_WAKING
+        | EVENT_SCHED_BLOCKED_REASON
+        | EVENT_CPU_FREQUENCY => None,
         _ => Some(Fast::Skip(next)),
     }
 }
@@ -241,11 +252,7 @@ fn plain_print(bytes: &[u8]) -> Option<(u64, i32, &[u8])> {
 }
 
 /// One `FtraceEvent`: header fields, then the payload if it is one ftl keeps.
-fn event<'a>(
-    bytes: &'a [u8],
-    names: Option<&[i32]>,
-    emit: &mut dyn FnMut(FtraceItem<'a>),
-) -> Result<(), WireError> {
+fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<(), WireError> {
     let mut wire = Bytes::new(bytes);
     let (mut ts, mut tid) = (0u64, 0i32);
     while !wire.at_eof() {
@@ -261,8 +268,23 @@ fn event<'a>(
                             emit(FtraceItem::Print { ts, tid, buf });
                         }
                     }
-                    EVENT_TASK_NEWTASK => thread_name(payload, NEWTASK_PID, NEWTASK_COMM, emit)?,
-                    _ => thread_name(payload, RENAME_PID, RENAME_NEWCOMM, emit)?,
+                    EVENT_TASK_NEWTASK => {
+                        if let Some(new) =
+                            thread_name(ts, payload, NEWTASK_PID, NEWTASK_COMM, emit)?
+                        {
+                            // Perfetto's ParseTaskNewTask: the swapper's children (tid 0) are no threads.
+                            if new != 0 {
+                                let event = SchedEvent::NewTask {
+                                    tid: new,
+                                    parent: tid,
+                                };
+                                emit(FtraceItem::Sched { ts, event });
+                            }
+                        }
+                    }
+                    _ => {
+                        thread_name(ts, payload, RENAME_PID, RENAME_NEWCOMM, emit)?;
+                    }
                 }
             }
             (EVENT_BINDER_TRANSACTION | EVENT_BINDER_TRANSACTION_RECEIVED, LEN) => {
@@ -273,22 +295,15 @@ fn event<'a>(
                 };
                 emit(FtraceItem::Binder { ts, tid, event });
             }
-            (EVENT_SCHED_SWITCH, LEN) if names.is_some() => {
-                let payload = wire.bytes()?;
-                let mut w = Bytes::new(payload);
-                let (mut next_tid, mut comm) = (None, None);
-                while !w.at_eof() {
-                    match w.key()? {
-                        (SWITCH_NEXT_COMM, LEN) => comm = Some(w.bytes()?),
-                        (SWITCH_NEXT_PID, VARINT) => next_tid = Some(w.varint()? as i32),
-                        (_, wt) => w.skip_value(wt)?,
-                    }
-                }
-                let wanted = |tid: &i32| names.is_some_and(|want| want.contains(tid));
-                if let (Some(tid), Some(comm)) =
-                    (next_tid.filter(wanted), comm.filter(|c| !c.is_empty()))
-                {
-                    emit(FtraceItem::Comm { tid, comm });
+            (
+                EVENT_SCHED_SWITCH
+                | EVENT_SCHED_WAKING
+                | EVENT_SCHED_BLOCKED_REASON
+                | EVENT_CPU_FREQUENCY,
+                LEN,
+            ) => {
+                if let Some(event) = sched::event(field, wire.bytes()?, tid)? {
+                    emit(FtraceItem::Sched { ts, event });
                 }
                 return Ok(());
             }
@@ -300,105 +315,13 @@ fn event<'a>(
     Ok(())
 }
 
-/// `FtraceEventBundle.compact_sched`: each switch to one of the `wanted` threads, with its interned comm. The
-/// packed `next_pid` array is searched for the wanted threads' varints (a varint starts at the array's start or
-/// after a byte without the continuation bit) rather than decoded whole: the wanted threads are a few of the
-/// many the scheduler switches to. The n-th `next_comm_index` goes with the n-th `next_pid`. `wanted` holds
-/// distinct threads.
-fn compact_sched<'a>(
-    msg: &'a [u8],
-    wanted: &[i32],
-    emit: &mut dyn FnMut(FtraceItem<'a>),
-) -> Result<(), WireError> {
-    let mut wire = Bytes::new(msg);
-    // Sized for a usual bundle (tens of interned names, one chunk per array): no growth.
-    let mut table = Vec::with_capacity(64);
-    let (mut pids, mut comms) = (Chunks::default(), Chunks::default());
-    while !wire.at_eof() {
-        match wire.key()? {
-            (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes()?),
-            (COMPACT_NEXT_PID, LEN) => pids.push(wire.bytes()?),
-            (COMPACT_NEXT_COMM_INDEX, LEN) => comms.push(wire.bytes()?),
-            (_, wt) => wire.skip_value(wt)?,
-        }
-    }
-    let (pids, comms) = (pids.joined(), comms.joined());
-    // (byte offset in next_pid, tid) of every switch to a wanted thread, in switch order.
-    let mut found = Vec::new();
-    for &tid in wanted {
-        let mut bytes = [0u8; 10];
-        let len = {
-            let mut out = &mut bytes[..];
-            prost::encoding::encode_varint(i64::from(tid) as u64, &mut out);
-            10 - out.len()
-        };
-        let varint = &bytes[..len];
-        // Found by its last byte (the one without the continuation bit): a needle of a few bytes is not worth
-        // a substring searcher's set-up, once per bundle.
-        let last = varint.len() - 1;
-        let starts = memchr::memchr_iter(varint[last], &pids)
-            .filter_map(|end| end.checked_sub(last))
-            .filter(|&at| pids[at..at + last] == varint[..last])
-            .filter(|&at| at == 0 || pids[at - 1] < 0x80);
-        found.extend(starts.map(|at| (at, tid)));
-    }
-    found.sort_unstable();
-    let ends = |b: &[u8]| b.iter().filter(|&&b| b < 0x80).count();
-    let (mut pid_from, mut comm) = (0, Bytes::new(&comms));
-    for (at, tid) in found {
-        // Past as many comm indexes as there are switches between the last switch found and this one.
-        for _ in 0..ends(&pids[pid_from..at]) {
-            if comm.at_eof() {
-                return Ok(());
-            }
-            comm.varint()?;
-        }
-        pid_from = at;
-        let Ok(index) = Bytes { ..comm }.varint() else {
-            return Ok(());
-        };
-        let name = usize::try_from(index).ok().and_then(|i| table.get(i));
-        if let Some(&comm) = name.filter(|c| !c.is_empty()) {
-            emit(FtraceItem::Comm { tid, comm });
-        }
-    }
-    Ok(())
-}
-
-/// The chunks of a packed repeated field (a writer may split it): usually one, kept without an allocation.
-#[derive(Default)]
-struct Chunks<'a> {
-    first: &'a [u8],
-    more: Vec<&'a [u8]>,
-}
-
-impl<'a> Chunks<'a> {
-    fn push(&mut self, chunk: &'a [u8]) {
-        match self.first.is_empty() {
-            true => self.first = chunk,
-            false => self.more.push(chunk),
-        }
-    }
-
-    /// The field's bytes: its one chunk, or its chunks joined.
-    fn joined(&self) -> std::borrow::Cow<'a, [u8]> {
-        match self.more.is_empty() {
-            true => std::borrow::Cow::Borrowed(self.first),
-            false => {
-                let mut all = self.first.to_vec();
-                self.more.iter().for_each(|c| all.extend_from_slice(c));
-                std::borrow::Cow::Owned(all)
-            }
-        }
-    }
-}
-
 fn thread_name<'a>(
+    ts: u64,
     payload: &[u8],
     pid_field: u32,
     name_field: u32,
     emit: &mut dyn FnMut(FtraceItem<'a>),
-) -> Result<(), WireError> {
+) -> Result<Option<i32>, WireError> {
     let mut wire = Bytes::new(payload);
     let (mut tid, mut name) = (None, None);
     while !wire.at_eof() {
@@ -412,9 +335,9 @@ fn thread_name<'a>(
         }
     }
     if let (Some(tid), Some(name)) = (tid, name) {
-        emit(FtraceItem::ThreadName { tid, name });
+        emit(FtraceItem::ThreadName { ts, tid, name });
     }
-    Ok(())
+    Ok(tid)
 }
 
 /// The bytes of length-delimited `field` in `msg` (the last occurrence), if present.
@@ -437,18 +360,25 @@ pub(super) mod tests {
     use super::*;
 
     /// `walk` without its fast paths: every event through [`event`].
-    fn walk_general(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
+    fn walk_general(bundle: &[u8]) -> Result<(Walked, Vec<FtraceItem<'_>>), String> {
         let mut items = Vec::new();
-        let mut clock = FTRACE_CLOCK_UNSPECIFIED;
+        let (mut clock, mut cpu) = (FTRACE_CLOCK_UNSPECIFIED, 0);
         let mut wire = Bytes::new(bundle);
         let err = |e: WireError| format!("{e:?}");
         while !wire.at_eof() {
             let (field, wire_type) = wire.key().map_err(err)?;
             match (field, wire_type) {
                 (BUNDLE_EVENT, LEN) => {
-                    event(wire.bytes().map_err(err)?, None, &mut |i| items.push(i)).map_err(err)?
+                    event(wire.bytes().map_err(err)?, &mut |i| items.push(i)).map_err(err)?
                 }
+                (BUNDLE_CPU, VARINT) => cpu = wire.varint().map_err(err)? as u32,
                 (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint().map_err(err)?,
+                (BUNDLE_COMPACT_SCHED, LEN) => {
+                    sched::compact(wire.bytes().map_err(err)?, &mut |ts, event| {
+                        items.push(FtraceItem::Sched { ts, event })
+                    })
+                    .map_err(err)?
+                }
                 _ => wire.skip_value(wire_type).map_err(err)?,
             }
         }
@@ -457,13 +387,13 @@ pub(super) mod tests {
             FTRACE_CLOCK_MONO_RAW => Some(BUILTIN_MONOTONIC_RAW),
             _ => None,
         };
-        Ok((clock, items))
+        Ok((Walked { clock, cpu }, items))
     }
 
-    fn walk_fast(bundle: &[u8]) -> Result<(Option<u32>, Vec<FtraceItem<'_>>), String> {
+    fn walk_fast(bundle: &[u8]) -> Result<(Walked, Vec<FtraceItem<'_>>), String> {
         let mut items = Vec::new();
-        let clock = walk(bundle, None, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
-        Ok((clock, items))
+        let walked = walk(bundle, &mut |i| items.push(i)).map_err(|e| format!("{e:?}"))?;
+        Ok((walked, items))
     }
 
     fn key(out: &mut Vec<u8>, field: u32, wire_type: u8) {
@@ -655,69 +585,20 @@ pub(super) mod tests {
         packet_fields(trace, 1)
     }
 
-    /// Every (next_pid, comm) pair of a `compact_sched`, decoded whole.
-    fn all_switches(msg: &[u8]) -> Vec<(i32, &[u8])> {
-        let mut wire = Bytes::new(msg);
-        let (mut table, mut pids, mut comms) = (Vec::new(), Vec::new(), Vec::new());
-        let packed = |bytes: &[u8], out: &mut Vec<u64>| {
-            let mut w = Bytes::new(bytes);
-            while !w.at_eof() {
-                out.push(w.varint().unwrap());
-            }
-        };
-        while !wire.at_eof() {
-            match wire.key().unwrap() {
-                (COMPACT_INTERN_TABLE, LEN) => table.push(wire.bytes().unwrap()),
-                (COMPACT_NEXT_PID, LEN) => packed(wire.bytes().unwrap(), &mut pids),
-                (COMPACT_NEXT_COMM_INDEX, LEN) => packed(wire.bytes().unwrap(), &mut comms),
-                (_, wt) => wire.skip_value(wt).unwrap(),
-            }
-        }
-        pids.iter()
-            .zip(&comms)
-            .map(|(&pid, &i)| (pid as i32, table[i as usize]))
-            .collect()
-    }
-
-    #[test]
-    fn compact_sched_finds_the_switches_a_whole_decode_finds() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
-        let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-        let (mut compact, mut switches) = (0, 0);
-        for bundle in bundles(&trace) {
-            for msg in len_fields(bundle, BUNDLE_COMPACT_SCHED) {
-                let all = all_switches(msg);
-                // The most and least frequent threads of the bundle, one of them with a multi-byte varint,
-                // and one thread that never runs.
-                let mut counts = std::collections::BTreeMap::new();
-                for &(pid, _) in &all {
-                    *counts.entry(pid).or_insert(0) += 1;
-                }
-                let mut by_count: Vec<_> = counts.into_iter().collect();
-                by_count.sort_by_key(|&(pid, n)| (std::cmp::Reverse(n), pid));
-                let mut wanted: Vec<i32> = by_count.iter().take(2).map(|&(p, _)| p).collect();
-                wanted.extend(by_count.last().map(|&(p, _)| p));
-                wanted.push(i32::MAX);
-                wanted.sort_unstable();
-                wanted.dedup();
-                let expected: Vec<_> = all
-                    .iter()
-                    .filter(|(pid, comm)| wanted.contains(pid) && !comm.is_empty())
-                    .map(|&(tid, comm)| FtraceItem::Comm { tid, comm })
-                    .collect();
-                let mut items = Vec::new();
-                compact_sched(msg, &wanted, &mut |i| items.push(i)).unwrap();
-                assert_eq!(items, expected, "wanted {wanted:?}");
-                compact += 1;
-                switches += items.len();
-            }
-        }
-        assert!(compact > 100 && switches > 1000, "{compact} {switches}");
-    }
-
-    #[test]
-    fn compact_sched_joins_packed_arrays_split_into_chunks() {
+    /// `sched_switch {prev_comm "a", prev_pid 1, prev_state 1, next_comm "RenderThread", next_pid 42}` at 100
+    /// by thread 1, then a `compact_sched` switching to 0 then 43 (delta timestamps 200, +5) and waking 42
+    /// (at 210, flags 0x10), on CPU 3.
+    fn sched_bundle() -> Vec<u8> {
+        let mut switch = Vec::new();
+        len(&mut switch, 1, b"a", false);
+        varint(&mut switch, 2, 1);
+        varint(&mut switch, 4, 1);
+        len(&mut switch, 5, b"RenderThread", false);
+        varint(&mut switch, 6, 42);
+        let mut event = Vec::new();
+        varint(&mut event, EVENT_TIMESTAMP, 100);
+        varint(&mut event, EVENT_PID, 1);
+        len(&mut event, EVENT_SCHED_SWITCH, &switch, false);
         let packed = |values: &[u64]| {
             let mut out = Vec::new();
             values
@@ -725,94 +606,95 @@ pub(super) mod tests {
                 .for_each(|&v| prost::encoding::encode_varint(v, &mut out));
             out
         };
-        // Switches to 0 (swapper), 43, 7, 43, 20000 (RenderThread); 43 and 20000 wanted.
-        let (pids, comms) = (packed(&[0, 43, 7, 43, 20_000]), packed(&[0, 1, 0, 1, 1]));
-        let message = |pid_chunks: &[&[u8]], comm_chunks: &[&[u8]]| {
-            let mut m = Vec::new();
-            len(&mut m, COMPACT_INTERN_TABLE, b"swapper", false);
-            len(&mut m, COMPACT_INTERN_TABLE, b"RenderThread", false);
-            pid_chunks
-                .iter()
-                .for_each(|c| len(&mut m, COMPACT_NEXT_PID, c, false));
-            comm_chunks
-                .iter()
-                .for_each(|c| len(&mut m, COMPACT_NEXT_COMM_INDEX, c, false));
-            m
-        };
-        let read = |msg: &[u8]| {
-            let mut items = Vec::new();
-            compact_sched(msg, &[43, 20_000], &mut |i| items.push(format!("{i:?}"))).unwrap();
-            items
-        };
-        let whole = read(&message(&[&pids], &[&comms]));
-        assert_eq!(whole.len(), 3, "{whole:?}");
-        // Split after the second switch, and after an empty first chunk.
-        let split = message(&[&pids[..2], &pids[2..]], &[&[], &comms[..3], &comms[3..]]);
-        assert_eq!(read(&split), whole);
-    }
-
-    #[test]
-    fn scheduler_names_are_read_only_when_asked() {
-        // sched_switch {prev_comm "a", prev_pid 1, next_comm "RenderThread", next_pid 42}.
-        let mut switch = Vec::new();
-        len(&mut switch, 1, b"a", false);
-        varint(&mut switch, 2, 1);
-        len(&mut switch, SWITCH_NEXT_COMM, b"RenderThread", false);
-        varint(&mut switch, SWITCH_NEXT_PID, 42);
-        let mut event = Vec::new();
-        varint(&mut event, EVENT_TIMESTAMP, 100);
-        varint(&mut event, EVENT_PID, 1);
-        len(&mut event, EVENT_SCHED_SWITCH, &switch, false);
-        // compact_sched: intern table ["swapper", "RenderThread"], switches to 0 then 43 (index 1).
-        let mut packed_pids = Vec::new();
-        prost::encoding::encode_varint(0, &mut packed_pids);
-        prost::encoding::encode_varint(43, &mut packed_pids);
-        let mut packed_comms = Vec::new();
-        prost::encoding::encode_varint(0, &mut packed_comms);
-        prost::encoding::encode_varint(1, &mut packed_comms);
         let mut compact = Vec::new();
-        len(&mut compact, COMPACT_INTERN_TABLE, b"swapper", false);
-        len(&mut compact, COMPACT_INTERN_TABLE, b"RenderThread", false);
-        len(&mut compact, COMPACT_NEXT_PID, &packed_pids, false);
-        len(&mut compact, COMPACT_NEXT_COMM_INDEX, &packed_comms, false);
+        len(&mut compact, 5, b"swapper", false);
+        len(&mut compact, 5, b"RenderThread", false);
+        // Timestamps split in two chunks, as a writer may.
+        len(&mut compact, 1, &packed(&[200]), false);
+        len(&mut compact, 1, &packed(&[5]), false);
+        len(&mut compact, 2, &packed(&[0, 1]), false);
+        len(&mut compact, 3, &packed(&[0, 43]), false);
+        len(&mut compact, 6, &packed(&[0, 1]), false);
+        len(&mut compact, 7, &packed(&[210]), false);
+        len(&mut compact, 8, &packed(&[42]), false);
+        len(&mut compact, 11, &packed(&[1]), false);
+        len(&mut compact, 12, &packed(&[0x10]), false);
         let mut bundle = Vec::new();
         len(&mut bundle, BUNDLE_EVENT, &event, true);
         len(&mut bundle, BUNDLE_COMPACT_SCHED, &compact, false);
-        let read = |names: Option<&[i32]>| {
-            let mut items = Vec::new();
-            walk(&bundle, names, &mut |i| items.push(i)).unwrap();
-            items
+        // The CPU written last: it still applies to every event of the bundle.
+        varint(&mut bundle, BUNDLE_CPU, 3);
+        bundle
+    }
+
+    #[test]
+    fn scheduler_events_and_compact_sched_are_decoded() {
+        let bundle = sched_bundle();
+        let mut items = Vec::new();
+        let walked = walk(&bundle, &mut |i| items.push(i)).unwrap();
+        assert_eq!(walked.cpu, 3);
+        let switch = |prev_tid, prev_comm: &'static [u8], prev_state, next_tid, next_comm| {
+            SchedEvent::Switch {
+                prev_tid,
+                prev_comm,
+                prev_state,
+                next_tid,
+                next_comm,
+            }
         };
-        assert_eq!(read(None), []);
         assert_eq!(
-            read(Some(&[42, 43])),
+            items,
             [
-                FtraceItem::Comm {
-                    tid: 42,
-                    comm: b"RenderThread"
+                FtraceItem::Sched {
+                    ts: 100,
+                    event: switch(Some(1), b"a", 1, 42, b"RenderThread")
                 },
-                FtraceItem::Comm {
-                    tid: 43,
-                    comm: b"RenderThread"
+                FtraceItem::Sched {
+                    ts: 200,
+                    event: switch(None, b"", 0, 0, b"swapper")
+                },
+                FtraceItem::Sched {
+                    ts: 205,
+                    event: switch(None, b"", 1, 43, b"RenderThread")
+                },
+                FtraceItem::Sched {
+                    ts: 210,
+                    event: SchedEvent::Waking {
+                        tid: 42,
+                        comm: b"RenderThread",
+                        waker: None,
+                        common_flags: Some(0x10)
+                    }
                 },
             ]
         );
-        assert_eq!(
-            read(Some(&[0, 42, 43])),
-            [
-                FtraceItem::Comm {
-                    tid: 42,
-                    comm: b"RenderThread"
-                },
-                FtraceItem::Comm {
-                    tid: 0,
-                    comm: b"swapper"
-                },
-                FtraceItem::Comm {
-                    tid: 43,
-                    comm: b"RenderThread"
-                },
-            ]
-        );
+        assert_eq!(walk_fast(&bundle).unwrap(), walk_general(&bundle).unwrap());
+    }
+
+    #[test]
+    fn compact_sched_of_a_real_trace_is_decoded_whole() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+        let trace = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let (mut switches, mut wakings, mut named) = (0, 0, 0);
+        for bundle in bundles(&trace) {
+            walk(bundle, &mut |i| match i {
+                FtraceItem::Sched {
+                    event: SchedEvent::Switch { next_comm, .. },
+                    ..
+                } => {
+                    switches += 1;
+                    named += usize::from(!next_comm.is_empty());
+                }
+                FtraceItem::Sched {
+                    event: SchedEvent::Waking { .. },
+                    ..
+                } => wakings += 1,
+                _ => {}
+            })
+            .unwrap();
+        }
+        assert!(switches > 10_000 && wakings > 5_000, "{switches} {wakings}");
+        assert_eq!(named, switches);
     }
 }

@@ -15,6 +15,7 @@ mod frame_timeline;
 mod ftrace;
 mod packets;
 mod plain;
+mod sched;
 mod staged;
 mod tree;
 pub mod wire;
@@ -28,8 +29,8 @@ pub(crate) mod proto {
 pub use binder::BinderEvent;
 pub use clock::BOOTTIME;
 pub use event::{
-    Atrace, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind,
-    SystemInfo, TrackEventPhase,
+    Atrace, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, Sched,
+    SliceKind, SystemInfo, TrackEventPhase,
 };
 
 use std::collections::BTreeSet;
@@ -57,6 +58,8 @@ pub struct DecodeSummary {
     pub unconvertible_timestamps: u64,
     /// ftrace `print` events read.
     pub atrace_lines: u64,
+    /// Scheduler events read (switches, wakings, new tasks, blocked reasons, CPU frequency changes).
+    pub sched_events: u64,
     /// ftrace `print` events that are not atrace lines (Perfetto's `systrace_parse_failure`).
     pub atrace_parse_failures: u64,
     /// TrackEvents ftl cannot place: no `track_uuid` (a sequence's default track), or an interned name only.

@@ -5,10 +5,11 @@
 
 use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
-use super::event::{BinderEvent, Event, FrameTimelineEvent, SystemInfo, TrackEventPhase};
+use super::event::{BinderEvent, Event, FrameTimelineEvent, Sched, SystemInfo, TrackEventPhase};
 use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
+use super::sched::SchedEvent;
 use super::staged::Batch;
 use super::wire::{Bytes, Framing, WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -67,6 +68,10 @@ enum Timed {
         tid: i32,
         event: BinderEvent,
     },
+    Sched {
+        cpu: u32,
+        event: Sched,
+    },
 }
 
 impl Timed {
@@ -85,6 +90,7 @@ impl Timed {
                 name,
             },
             Timed::Binder { tid, event } => Event::Binder { ts_ns, tid, event },
+            Timed::Sched { cpu, event } => Event::Sched { ts_ns, cpu, event },
         }
     }
 }
@@ -101,10 +107,9 @@ pub(super) struct PacketDecoder<'s> {
     default_clock: HashMap<u32, u32>,
     /// Events waiting for a clock snapshot: (clock, raw ts, event).
     pending: Vec<(u32, u64, Timed)>,
-    /// The last ftrace name given per thread (scheduler names are emitted when they change it).
-    comms: rustc_hash::FxHashMap<i32, Box<[u8]>>,
-    /// Threads that wrote a section the model keeps (a few): the ones whose scheduler names are read.
-    named_writers: Vec<i32>,
+    /// The latest ftrace name per thread and its raw time: names are handed on in time order per thread
+    /// (Perfetto parses them sorted), and only when they change.
+    comms: rustc_hash::FxHashMap<i32, (Box<[u8]>, u64)>,
     /// The items of the last ftrace bundle, emptied: its memory serves the next bundle.
     items: Vec<FtraceItem<'static>>,
     summary: DecodeSummary,
@@ -123,7 +128,6 @@ impl<'s> PacketDecoder<'s> {
             default_clock: HashMap::new(),
             pending: Vec::new(),
             comms: Default::default(),
-            named_writers: Default::default(),
             items: Vec::new(),
             summary: DecodeSummary::default(),
         }
@@ -306,11 +310,8 @@ impl<'s> PacketDecoder<'s> {
     /// The atrace lines and thread names of one ftrace bundle.
     fn ftrace(&mut self, bundle: &[u8]) {
         let mut items = recycled(std::mem::take(&mut self.items));
-        // The scheduler's names only of the threads that wrote a kept section (a DrawFrame's RenderThread): they
-        // are what the names are for, and the scheduler's events cost little then.
-        let names = (!self.named_writers.is_empty()).then_some(&self.named_writers[..]);
-        let clock = match ftrace::walk(bundle, names, &mut |item| items.push(item)) {
-            Ok(clock) => clock,
+        let (clock, cpu) = match ftrace::walk(bundle, &mut |item| items.push(item)) {
+            Ok(walked) => (walked.clock, walked.cpu),
             Err(_) => {
                 self.summary.malformed_packets += 1;
                 self.items = recycled(items);
@@ -319,40 +320,66 @@ impl<'s> PacketDecoder<'s> {
         };
         for item in items.drain(..) {
             match item {
-                FtraceItem::ThreadName { tid, name } => {
-                    // The latest ftrace name of the thread, whichever event gave it.
-                    self.comms.insert(tid, name.as_bytes().into());
-                    self.emit(Event::ThreadName { tid, name });
-                }
-                FtraceItem::Comm { tid, comm } => {
-                    if self.comms.get(&tid).is_some_and(|c| **c == *comm) {
-                        continue;
-                    }
-                    self.comms.insert(tid, comm.into());
-                    self.emit(Event::ThreadName {
-                        tid,
-                        name: String::from_utf8_lossy(comm).into_owned(),
-                    });
-                }
-                FtraceItem::Binder { ts, tid, event } => {
-                    // The binder tables name both ends' threads: their scheduler names are read too.
-                    if !self.named_writers.contains(&tid) {
-                        self.named_writers.push(tid);
-                    }
+                FtraceItem::ThreadName { ts, tid, name } => self.comm(ts, tid, name.as_bytes()),
+                FtraceItem::Sched { ts, event } => {
+                    let owned = match event {
+                        SchedEvent::Switch {
+                            prev_tid,
+                            prev_comm,
+                            prev_state,
+                            next_tid,
+                            next_comm,
+                        } => {
+                            if let Some(prev) = prev_tid {
+                                self.comm(ts, prev, prev_comm);
+                            }
+                            self.comm(ts, next_tid, next_comm);
+                            Sched::Switch {
+                                cpu,
+                                prev_tid,
+                                prev_state,
+                                next_tid,
+                            }
+                        }
+                        SchedEvent::Waking {
+                            tid,
+                            comm,
+                            waker,
+                            common_flags,
+                        } => {
+                            // Perfetto names threads from ftrace wakings, not from compact_sched's.
+                            if waker.is_some() {
+                                self.comm(ts, tid, comm);
+                            }
+                            Sched::Waking {
+                                cpu,
+                                tid,
+                                waker,
+                                common_flags,
+                            }
+                        }
+                        SchedEvent::NewTask { tid, parent } => Sched::NewTask { tid, parent },
+                        SchedEvent::BlockedReason { tid, io_wait } => {
+                            Sched::BlockedReason { tid, io_wait }
+                        }
+                        SchedEvent::CpuFrequency { cpu, khz } => Sched::CpuFrequency { cpu, khz },
+                    };
+                    self.summary.sched_events += 1;
                     match clock {
-                        Some(clock) => self.timed(clock, ts, Timed::Binder { tid, event }),
+                        Some(clock) => self.timed(clock, ts, Timed::Sched { cpu, event: owned }),
                         None => self.summary.unconvertible_timestamps += 1,
                     }
                 }
+                FtraceItem::Binder { ts, tid, event } => match clock {
+                    Some(clock) => self.timed(clock, ts, Timed::Binder { tid, event }),
+                    None => self.summary.unconvertible_timestamps += 1,
+                },
                 FtraceItem::Print { ts, tid, buf } => {
                     self.summary.atrace_lines += 1;
                     let triage = atrace::triage(buf, self.keep_name);
                     if triage == Triage::Unused {
                         // Nothing to hand on, whatever its time.
                         continue;
-                    }
-                    if triage == Triage::Named && !self.named_writers.contains(&tid) {
-                        self.named_writers.push(tid);
                     }
                     match clock.and_then(|clock| self.clock.to_trace(clock, ts)) {
                         // Parsed where the batch is finished, if triage did not settle it.
@@ -366,6 +393,29 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         self.items = recycled(items);
+    }
+
+    /// An ftrace name `comm` of `tid` at raw time `ts` (`task_newtask`, `task_rename`, a scheduler event): a
+    /// [`Event::ThreadName`] when it is later than the thread's latest ftrace name and differs from it
+    /// (Perfetto's `UpdateThreadName` at ftrace priority, in time order: bundles of several CPUs interleave);
+    /// empty comms are not recorded.
+    fn comm(&mut self, ts: u64, tid: i32, comm: &[u8]) {
+        if comm.is_empty() {
+            return;
+        }
+        match self.comms.get_mut(&tid) {
+            Some((_, latest)) if *latest > ts => return,
+            Some((name, latest)) if **name == *comm => {
+                *latest = ts;
+                return;
+            }
+            _ => {}
+        }
+        self.comms.insert(tid, (comm.into(), ts));
+        self.emit(Event::ThreadName {
+            tid,
+            name: String::from_utf8_lossy(comm).into_owned(),
+        });
     }
 
     /// An atrace line whose time cannot be converted yet (no clock snapshot so far: it waits for one) or at all

@@ -59,6 +59,7 @@ pub struct TimelineBuilder {
     names: FxHashMap<i32, (String, Option<i32>)>,
     system_info: Option<SystemInfo>,
     sections: SectionsBuilder,
+    sched: super::sched::SchedBuilder,
 }
 
 impl TimelineBuilder {
@@ -118,6 +119,7 @@ impl TimelineBuilder {
             Event::Binder { ts_ns, tid, event } => self.sections.binder(ts_ns, tid, event),
             Event::Thread { tid, tgid, name } => self.sections.thread(tid, tgid, name),
             Event::ThreadName { tid, name } => self.sections.ftrace_thread_name(tid, name),
+            Event::Sched { ts_ns, cpu, event } => self.sched.push(ts_ns, cpu, event),
             Event::TrackDescriptor {
                 uuid,
                 parent_uuid,
@@ -189,9 +191,15 @@ impl TimelineBuilder {
     /// Pairs the events into slices in timestamp order (stable, so ties keep packet order).
     pub fn build(mut self) -> Timeline {
         let sections = std::mem::take(&mut self.sections);
+        let sched = std::mem::take(&mut self.sched);
+        let release = self
+            .system_info
+            .as_ref()
+            .and_then(|i| i.kernel_release.clone());
         std::thread::scope(|scope| {
-            // The app sections are paired on a second core while this thread pairs the FrameTimeline events.
-            let app = scope.spawn(move || sections.build());
+            // The app sections and the thread states are built on a second core while this thread pairs the
+            // FrameTimeline events.
+            let app = scope.spawn(move || (sections.build(), sched.build(release.as_deref())));
             self.pair(|| {
                 app.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -201,7 +209,10 @@ impl TimelineBuilder {
 
     /// The FrameTimeline events not paired yet paired into slices, with what the model knows of processes and the
     /// app sections `app` gives once the slices are paired.
-    fn pair(mut self, app: impl FnOnce() -> AppSections) -> Timeline {
+    fn pair(
+        mut self,
+        app: impl FnOnce() -> (AppSections, Option<super::sched::Sched>),
+    ) -> Timeline {
         // The events' memory shrinks as the slices' grows.
         for (ts, event) in self.events.into_ascending() {
             self.pairing.take(ts, event, &mut self.labels);
@@ -220,6 +231,7 @@ impl TimelineBuilder {
             .filter(|s| s.dur_ns < 0)
             .count() as u64;
         let processes = identify_processes(&expected, &actual, &self.layer_names, &self.names);
+        let (app, sched) = app();
         Timeline {
             expected,
             actual,
@@ -227,7 +239,8 @@ impl TimelineBuilder {
             processes,
             system_info: self.system_info,
             stats,
-            app: app(),
+            app,
+            sched,
             process_names: self
                 .names
                 .into_iter()

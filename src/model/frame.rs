@@ -151,6 +151,8 @@ pub struct Timeline {
     pub app: super::sections::AppSections,
     /// Every process the trace names (`ProcessTree`), by pid: also those owning no FrameTimeline slice.
     pub process_names: BTreeMap<i32, String>,
+    /// The scheduler's thread states and CPU frequencies; `None` without scheduler events.
+    pub sched: Option<super::sched::Sched>,
 }
 
 /// The bounds of the expected slices once the slices have served the vsync model and the links: `(ts_ns,

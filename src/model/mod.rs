@@ -6,6 +6,7 @@ pub mod frame;
 pub mod jank;
 pub mod kept_names;
 mod order;
+pub mod sched;
 pub mod sections;
 mod shared;
 pub mod window;

@@ -5,6 +5,7 @@ pub mod chart;
 mod columns;
 pub mod label;
 pub mod perfetto_tables;
+mod sched_tables;
 pub mod table;
 pub mod text;
 

@@ -49,6 +49,18 @@ pub enum PerfettoTable {
     /// blocking thread and method, waiters, process.
     #[value(name = "android_monitor_contention")]
     AndroidMonitorContention,
+    /// Perfetto's `thread_state`: each thread's scheduling states (Running, R, R+, S, D, …) with cpu, io_wait,
+    /// waker and irq_context (needs `sched/sched_switch`, `sched/sched_waking`, `sched/sched_blocked_reason`).
+    #[value(name = "thread_state")]
+    ThreadState,
+    /// stdlib `slices.time_in_state` for every `Choreographer#doFrame*` / `DrawFrame*` slice: time per (state,
+    /// io_wait) inside the slice.
+    #[value(name = "thread_slice_time_in_state")]
+    ThreadSliceTimeInState,
+    /// stdlib `linux.cpu.utilization.slice` for the same slices: CPU millicycles / megacycles (needs
+    /// `power/cpu_frequency`; null unless the thread ran with a known frequency for all of the slice).
+    #[value(name = "cpu_cycles_per_thread_slice")]
+    CpuCyclesPerThreadSlice,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -144,6 +156,13 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
     let app = AppFrameTables::new(timeline);
     let process_name = |pid: i32| timeline.process_names.get(&pid).cloned();
     match name {
+        PerfettoTable::ThreadState => super::sched_tables::thread_state(timeline),
+        PerfettoTable::ThreadSliceTimeInState => {
+            super::sched_tables::thread_slice_time_in_state(timeline)
+        }
+        PerfettoTable::CpuCyclesPerThreadSlice => {
+            super::sched_tables::cpu_cycles_per_thread_slice(timeline)
+        }
         PerfettoTable::AndroidFrames => {
             let mut rows: Vec<AndroidFramesRow> = app
                 .frames

@@ -103,8 +103,19 @@ impl Kind {
 /// Perfetto stdlib columns that hold integers whatever their name says: ids, ns times and durations, 1/NULL
 /// flags (`was_*`), frame counts.
 fn is_perfetto_integer(name: &str) -> bool {
-    matches!(name, "frame_id" | "ts" | "dur" | "ts_end" | "overrun")
-        || ["_tid", "_time", "_dur", "_frames"]
+    matches!(
+        name,
+        "frame_id"
+            | "ts"
+            | "dur"
+            | "ts_end"
+            | "overrun"
+            | "tid"
+            | "cpu"
+            | "io_wait"
+            | "irq_context"
+            | "slice_ts"
+    ) || ["_tid", "_time", "_dur", "_frames", "_calls", "cycles"]
             .iter()
             .any(|s| name.ends_with(s))
         || name.starts_with("was_")

@@ -1,27 +1,9 @@
 //! `android_binder_txns` and `android_monitor_contention`: trace processor's rows on the real traces, and
 //! synthetic traces for each binder transaction shape and each contention name form.
 
-use crate::common::{ftl_ok, parse_csv, shared, REAL_TRACES};
+use crate::common::{golden_rows as rows, REAL_TRACES};
 use ftl::synth::TraceBuilder;
 use std::collections::BTreeMap;
-
-/// (ours, trace processor's) rows of `table` on a real trace, sorted, `[NULL]` read as empty.
-fn rows(
-    golden: &str,
-    file: &str,
-    table: &str,
-) -> (Vec<String>, Vec<Vec<String>>, Vec<Vec<String>>) {
-    let shared = shared();
-    let trace = shared.join("traces").join(file);
-    let ours = parse_csv(&ftl_ok(&["table", trace.to_str().unwrap(), table]));
-    let csv = shared.join("golden").join(format!("{golden}.{table}.csv"));
-    let theirs = parse_csv(&std::fs::read_to_string(&csv).unwrap());
-    assert_eq!(ours.0, theirs.0, "{table} of {golden}: columns");
-    let (mut a, mut b) = (ours.1, theirs.1);
-    a.sort();
-    b.sort();
-    (ours.0, a, b)
-}
 
 /// `rows` without the columns `drop`, as a multiset.
 fn without(header: &[String], rows: &[Vec<String>], drop: &[&str]) -> BTreeMap<Vec<String>, usize> {
@@ -51,8 +33,7 @@ fn monitor_contention_equals_trace_processor_on_real_traces() {
 
 /// Every transaction trace processor lists is found with its times, processes and AIDL names, except the 6 of two
 /// `dumpsys` processes forked during the trace (trace processor learns their threads' process from
-/// `task_newtask`'s clone flags, which ftl does not read); thread names come from the process tree and the
-/// scheduler's names of the threads with binder events, which miss 15 rows' names.
+/// `task_newtask`'s clone flags, which ftl does not read); every other row is equal, thread names included.
 #[test]
 fn binder_txns_equal_trace_processor_on_real_traces() {
     for (golden, file) in REAL_TRACES {
@@ -83,7 +64,7 @@ fn binder_txns_equal_trace_processor_on_real_traces() {
             .sum();
         if golden.starts_with("pixel6a") {
             assert_eq!((theirs.len(), missing), (931, 6));
-            assert!(matched >= 910, "{matched} of 931 rows equal");
+            assert_eq!(matched, 925, "{matched} of 931 rows equal");
         } else {
             assert_eq!((theirs.len(), ours.len()), (0, 0), "{golden}");
         }

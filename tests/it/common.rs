@@ -122,3 +122,21 @@ pub fn write_pipeline(p: &ftl::synth::Pipeline) -> (tempfile::TempDir, PathBuf) 
     std::fs::write(&path, p.build().bytes()).unwrap();
     (dir, path)
 }
+
+/// (ours, trace processor's) rows of `table` on a real trace, sorted, `[NULL]` read as empty.
+pub fn golden_rows(
+    golden: &str,
+    file: &str,
+    table: &str,
+) -> (Vec<String>, Vec<Vec<String>>, Vec<Vec<String>>) {
+    let shared = shared();
+    let trace = shared.join("traces").join(file);
+    let ours = parse_csv(&ftl_ok(&["table", trace.to_str().unwrap(), table]));
+    let csv = shared.join("golden").join(format!("{golden}.{table}.csv"));
+    let theirs = parse_csv(&std::fs::read_to_string(&csv).unwrap());
+    assert_eq!(ours.0, theirs.0, "{table} of {golden}: columns");
+    let (mut a, mut b) = (ours.1, theirs.1);
+    a.sort();
+    b.sort();
+    (ours.0, a, b)
+}

@@ -90,6 +90,9 @@ pub struct Call {
     pub depth: u32,
     /// Its name as `top_blocking_call` shows it ([`super::blocking::standardize`]).
     pub name: String,
+    /// One of Perfetto's critical blocking calls (or a binder transaction): a candidate for
+    /// `top_blocking_call`.
+    pub blocking: bool,
     /// What it stands for.
     pub kind: CallKind,
 }
@@ -163,9 +166,11 @@ code); otherwise by state: R (runnable) to cpu_starved, R+ to preempted, D/DK wi
 D to sleeping[:<innermost section>], Running to slow_code:<innermost section> (the span's own name when no \
 section is inside). Running time counts as one bucket little_core when at least half of it ran on the little \
 cluster (needs the CpuInfo packet: linux.system_info), else as low_frequency when its mean CPU frequency was \
-below half the highest those CPUs reached (needs power/cpu_frequency). The largest bucket is the cause \
+below half the highest those CPUs reached (needs power/cpu_frequency). Binder time counts as one bucket \
+whatever the servers, and lock time whatever the owners, each named after the server or owner with the most \
+time. The largest bucket is the cause \
 (ties: binder, lock, gc, io, cpu_starved, preempted, little_core, low_frequency, slow_code, stuffing, gpu, \
-sleeping), and cause_share_pct is its time over the span. Frames late in the GPU, in SurfaceFlinger or by \
+sleeping), and cause_share_pct is its (whole family's) time over the span. Frames late in the GPU, in SurfaceFlinger or by \
 Buffer Stuffing keep that stage as their cause. Time before the thread's first scheduler event is no bucket. \
 Without sched/sched_switch the cause is absent (–) and the diagnostics say which ftrace events to record; \
 without sched/sched_waking runnable time reads as sleeping, without sched/sched_blocked_reason D is not \
@@ -256,10 +261,28 @@ pub fn thread_cause(e: &Evidence) -> Option<Cause> {
             .position(|o| *o == family)
             .unwrap_or(ORDER.len())
     };
-    let (key, dur) = buckets
-        .into_iter()
-        .filter(|(_, d)| *d > 0)
-        .min_by(|(ka, da), (kb, db)| db.cmp(da).then(rank(ka).cmp(&rank(kb))).then(ka.cmp(kb)))?;
+    // Binder and lock time competes as one family (several servers or owners are one kind of wait); the cause
+    // names the member with the most time.
+    let family = |key: &str| match key.split_once(':') {
+        Some((f @ ("binder" | "lock"), _)) => f.to_string(),
+        _ => key.to_string(),
+    };
+    let mut families: Vec<(String, i64, (String, i64))> = Vec::new();
+    for (key, d) in buckets.into_iter().filter(|(_, d)| *d > 0) {
+        let name = family(&key);
+        match families.iter_mut().find(|(f, ..)| *f == name) {
+            Some((_, total, top)) => {
+                *total += d;
+                if (d, std::cmp::Reverse(&key)) > (top.1, std::cmp::Reverse(&top.0)) {
+                    *top = (key, d);
+                }
+            }
+            None => families.push((name, d, (key, d))),
+        }
+    }
+    let (_, dur, (key, _)) = families.into_iter().min_by(|(fa, da, _), (fb, db, _)| {
+        db.cmp(da).then(rank(fa).cmp(&rank(fb))).then(fa.cmp(fb))
+    })?;
     Some(Cause {
         cause: key,
         cause_share_pct: Some(100.0 * dur as f64 / (end - start) as f64),
@@ -310,6 +333,7 @@ mod tests {
             end: b * MS,
             depth,
             name: name.to_string(),
+            blocking: true,
             kind,
         }
     }
@@ -424,6 +448,27 @@ mod tests {
         assert_eq!(named(&e), ("low_frequency".into(), 70.0));
         e.placement.frequency_ratio = Some(0.5);
         assert_eq!(named(&e).0, "slow_code:layout");
+    }
+
+    #[test]
+    fn binder_time_to_several_servers_is_one_bucket_named_after_the_largest() {
+        use StateKind::*;
+        let binder = |server: &str| CallKind::Binder {
+            server: server.into(),
+        };
+        // Binder 3 ms to system_server + 5 ms to surfaceflinger = 8 ms against 6 ms runnable and 6 ms running.
+        let e = evidence(
+            vec![
+                piece(0, 8, Sleeping),
+                piece(8, 14, Runnable),
+                piece(14, 20, Running),
+            ],
+            vec![
+                call(0, 3, 1, "a", binder("system_server")),
+                call(3, 8, 1, "b", binder("surfaceflinger")),
+            ],
+        );
+        assert_eq!(named(&e), ("binder:surfaceflinger".into(), 40.0));
     }
 
     #[test]

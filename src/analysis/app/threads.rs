@@ -3,7 +3,14 @@
 //! (`cpu_cycles_per_thread_slice`), the largest blocking call, binder time — and the late frame's cause
 //! ([`super::cause`]): the `ftl frames` columns `ui_*`, `rt_*`, `top_blocking_call*`, `binder_*`, `cause*`.
 
-use super::cause::{Cause, StatePiece};
+use super::blame::LateStage;
+use super::cause::{cause, Call, CallKind, Cause, Evidence, Placement, StateKind, StatePiece};
+use super::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+use crate::model::binder::binder_txns;
+use crate::model::kept_names::is_critical_blocking_call;
+use crate::model::sched::{megacycles, Sched};
+use crate::model::Timeline;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -101,6 +108,19 @@ const RT_COLUMNS: [&str; 10] = [
 ];
 
 impl ThreadTimes {
+    /// Adds `dur_ns` in state `kind` (other states count in no column).
+    pub fn add(&mut self, kind: StateKind, dur_ns: i64) {
+        match kind {
+            StateKind::Running => self.running_ns += dur_ns,
+            StateKind::Runnable => self.runnable_ns += dur_ns,
+            StateKind::RunnablePreempted => self.runnable_preempted_ns += dur_ns,
+            StateKind::Sleeping => self.sleeping_ns += dur_ns,
+            StateKind::UninterruptibleIo => self.uninterruptible_io_ns += dur_ns,
+            StateKind::UninterruptibleNonIo => self.uninterruptible_non_io_ns += dur_ns,
+            StateKind::Other => {}
+        }
+    }
+
     /// The values in the order of the column names.
     fn values(&self) -> [Option<i64>; 10] {
         [
@@ -141,5 +161,353 @@ impl Serialize for ThreadColumns {
         map.serialize_entry("cause", &cause.map(|c| &c.cause))?;
         map.serialize_entry("cause_share_pct", &cause.and_then(|c| c.cause_share_pct))?;
         map.end()
+    }
+}
+
+/// A thread slice: (tid, ts, dur), ns.
+type ThreadSlice = (i32, i64, i64);
+
+/// What a frame's thread columns are read from: the trace's scheduler data, the app's doFrame / DrawFrame
+/// sections by frame, and the blocking calls of the threads that draw frames.
+pub struct ThreadSource<'t> {
+    sched: &'t Sched,
+    /// Per (pid, frame id): the doFrame (tid, ts, dur) chosen as [`super::blame::app_work`] chooses it.
+    do_frames: FxHashMap<(i32, i64), ThreadSlice>,
+    /// Per (pid, frame id): its DrawFrames (tid, ts, dur).
+    draw_frames: FxHashMap<(i32, i64), Vec<ThreadSlice>>,
+    /// Per thread that draws frames: its blocking calls and sections.
+    calls: FxHashMap<i32, Vec<Call>>,
+}
+
+impl<'t> ThreadSource<'t> {
+    /// `None` when the trace has no scheduler data (every thread column is then null).
+    pub fn new(timeline: &'t Timeline) -> Option<Self> {
+        let sched = timeline.sched.as_ref()?;
+        let app = &timeline.app;
+        let mut do_frames: FxHashMap<(i32, i64), ThreadSlice> = FxHashMap::default();
+        let mut draw_frames: FxHashMap<(i32, i64), Vec<ThreadSlice>> = FxHashMap::default();
+        let mut tids = FxHashSet::default();
+        for d in frame_sections(app, DO_FRAME) {
+            let Some(pid) = d.pid else { continue };
+            tids.insert(d.tid);
+            let e = do_frames
+                .entry((pid, d.frame_id))
+                .or_insert((d.tid, d.ts, d.dur));
+            // The main thread's doFrame wins over another thread's, as in `app_work`.
+            if d.tid == pid && e.0 != pid {
+                *e = (d.tid, d.ts, d.dur);
+            }
+        }
+        for r in frame_sections(app, DRAW_FRAME) {
+            let Some(pid) = r.pid else { continue };
+            tids.insert(r.tid);
+            draw_frames
+                .entry((pid, r.frame_id))
+                .or_default()
+                .push((r.tid, r.ts, r.dur));
+        }
+        let thread_name = |tid: i32| app.thread_name(tid).map(str::to_string);
+        let mut calls: FxHashMap<i32, Vec<Call>> = FxHashMap::default();
+        for s in app.sections.iter().filter(|s| tids.contains(&s.tid)) {
+            let name = app.name(s.name);
+            let Some(kind) = call_kind(name, &thread_name) else {
+                continue;
+            };
+            calls.entry(s.tid).or_default().push(Call {
+                ts: s.ts,
+                end: if s.dur < 0 { i64::MAX } else { s.ts + s.dur },
+                depth: s.depth,
+                name: call_name(name, &kind),
+                blocking: is_critical_blocking_call(name.as_bytes()),
+                kind,
+            });
+        }
+        for t in binder_txns(timeline)
+            .into_iter()
+            .filter(|t| t.is_sync && tids.contains(&t.client_tid))
+        {
+            let server = t
+                .server_process
+                .clone()
+                .unwrap_or_else(|| format!("pid {}", t.server_pid));
+            calls.entry(t.client_tid).or_default().push(Call {
+                ts: t.client_ts,
+                end: t.client_ts + t.client_dur.max(0),
+                // A transaction is the innermost thing its thread does.
+                depth: u32::MAX,
+                name: format!(
+                    "{} ({server})",
+                    t.aidl_name.as_deref().unwrap_or("binder transaction")
+                ),
+                blocking: true,
+                kind: CallKind::Binder { server },
+            });
+        }
+        Some(ThreadSource {
+            sched,
+            do_frames,
+            draw_frames,
+            calls,
+        })
+    }
+
+    /// The thread columns of frame `frame_id` of process `pid`, whose late stage is `stage`.
+    pub fn columns(&self, pid: i32, frame_id: i64, stage: Option<LateStage>) -> ThreadColumns {
+        let ui = self
+            .do_frames
+            .get(&(pid, frame_id))
+            .copied()
+            .filter(|d| d.2 > 0);
+        let rt: Vec<(i32, i64, i64)> = self
+            .draw_frames
+            .get(&(pid, frame_id))
+            .map(|v| v.iter().copied().filter(|d| d.2 > 0).collect())
+            .unwrap_or_default();
+        // The RenderThread's span: its first DrawFrame's start to its last one's end.
+        let rt_span = rt.first().map(|&(tid, ..)| {
+            let start = rt.iter().map(|d| d.1).min().unwrap_or(0);
+            let end = rt.iter().map(|d| d.1 + d.2).max().unwrap_or(start);
+            (tid, start, end)
+        });
+        let ui_span = ui.map(|(tid, ts, dur)| (tid, ts, ts + dur));
+        let spans: Vec<(i32, i64, i64)> = ui_span.into_iter().chain(rt_span).collect();
+        let states = |span: Option<(i32, i64, i64)>| {
+            span.map_or_else(Vec::new, |(tid, a, b)| self.state_pieces(tid, a, b))
+        };
+        let late = match stage {
+            Some(LateStage::UiThread) => ui_span.map(|s| (s, "Choreographer#doFrame")),
+            Some(LateStage::RenderThread) => rt_span.map(|s| (s, "DrawFrame")),
+            _ => None,
+        };
+        let evidence = late.map(|((tid, a, b), span_name)| Evidence {
+            span: (a, b),
+            span_name,
+            states: self.state_pieces(tid, a, b),
+            calls: self.calls_in(tid, a, b).cloned().collect(),
+            placement: self.placement(tid, a, b),
+        });
+        FrameThreads {
+            ui: ui.map(|d| self.times(&[d])),
+            rt: (!rt.is_empty()).then(|| self.times(&rt)),
+            top_blocking_call: self.top_blocking_call(&spans),
+            binder: (!spans.is_empty()).then(|| self.binder(&spans)),
+            cause: cause(stage, evidence.as_ref()),
+            ui_states: states(ui_span),
+            rt_states: states(rt_span),
+        }
+        .into()
+    }
+
+    /// The thread's states over `[a, b)` as the rule reads them (time without a state left out).
+    fn state_pieces(&self, tid: i32, a: i64, b: i64) -> Vec<StatePiece> {
+        self.sched
+            .pieces(tid, a, b)
+            .into_iter()
+            .map(|(ts, end, r)| StatePiece {
+                ts,
+                end,
+                kind: StateKind::of(self.sched.state_name(r.state).unwrap_or(""), r.io_wait),
+            })
+            .collect()
+    }
+
+    /// `slices` (tid, ts, dur) summed as `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice` give them.
+    fn times(&self, slices: &[(i32, i64, i64)]) -> ThreadTimes {
+        let mut t = ThreadTimes::default();
+        let mut total = Some(0);
+        for &(tid, ts, dur) in slices {
+            for p in self.sched.time_in_state(tid, ts, dur) {
+                let kind = StateKind::of(self.sched.state_name(p.state).unwrap_or(""), p.io_wait);
+                t.add(kind, p.dur);
+            }
+            let slice = self.sched.millicycles(tid, ts, dur).map(megacycles);
+            total = total.zip(slice).map(|(a, b)| a + b);
+        }
+        t.megacycles = total;
+        t
+    }
+
+    /// The thread's calls overlapping `[a, b)`.
+    fn calls_in(&self, tid: i32, a: i64, b: i64) -> impl Iterator<Item = &Call> {
+        self.calls
+            .get(&tid)
+            .into_iter()
+            .flatten()
+            .filter(move |c| c.ts < b && c.end > a)
+    }
+
+    /// The largest of Perfetto's critical blocking calls (and binder transactions) inside the spans, with its
+    /// time inside them; on equal times, the earlier.
+    fn top_blocking_call(&self, spans: &[(i32, i64, i64)]) -> Option<(String, i64)> {
+        spans
+            .iter()
+            .flat_map(|&(tid, a, b)| {
+                self.calls_in(tid, a, b)
+                    .map(move |c| (c, c.end.min(b) - c.ts.max(a)))
+            })
+            .filter(|(c, _)| c.blocking)
+            .min_by(|x, y| y.1.cmp(&x.1).then(x.0.ts.cmp(&y.0.ts)))
+            .map(|(c, d)| (c.name.clone(), d))
+    }
+
+    /// Synchronous binder transactions inside the spans: their time inside them, ns, and their count.
+    fn binder(&self, spans: &[(i32, i64, i64)]) -> (i64, u64) {
+        spans.iter().fold((0, 0), |(ns, n), &(tid, a, b)| {
+            self.calls_in(tid, a, b)
+                .filter(|c| matches!(c.kind, CallKind::Binder { .. }))
+                .fold((ns, n), |(ns, n), c| {
+                    (ns + c.end.min(b) - c.ts.max(a), n + 1)
+                })
+        })
+    }
+
+    /// Where the thread ran inside `[a, b)`: its mean CPU frequency over its running time against the highest
+    /// those CPUs reached.
+    fn placement(&self, tid: i32, a: i64, b: i64) -> Placement {
+        let c = self.sched.cycles(tid, a, b);
+        let max_khz = self
+            .sched
+            .pieces(tid, a, b)
+            .into_iter()
+            .filter_map(|(.., r)| self.sched.max_frequency_khz(r.cpu?))
+            .max();
+        let frequency_ratio = match max_khz {
+            // millicycles = Σ ns × kHz / 1000: the mean kHz is millicycles × 1000 / ns.
+            Some(max) if c.running_ns > 0 && c.known_ns == c.running_ns && max > 0 => {
+                Some(c.millicycles as f64 * 1000.0 / c.running_ns as f64 / f64::from(max))
+            }
+            _ => None,
+        };
+        Placement {
+            little_running_ns: None,
+            frequency_ratio,
+        }
+    }
+}
+
+/// What to record for the thread columns and causes that `sched` (the trace's scheduler model) lacks: the
+/// ftrace events by name, in the order of the README's config.
+pub fn missing_data(sched: Option<&Sched>) -> Vec<String> {
+    let c = sched.map(Sched::coverage).unwrap_or_default();
+    [
+        (c.sched_switch, "sched/sched_switch"),
+        (c.sched_waking, "sched/sched_waking"),
+        (c.sched_blocked_reason, "sched/sched_blocked_reason"),
+        (c.cpu_frequency, "power/cpu_frequency"),
+    ]
+    .into_iter()
+    .filter(|(has, _)| !has)
+    .map(|(_, event)| event.to_string())
+    .collect()
+}
+
+/// What a kept section on a thread that draws frames stands for in the cause rule, or `None` for the frame
+/// sections themselves (`Choreographer#doFrame`, `DrawFrame*`: the spans the rule cuts). Lock owners named by tid
+/// (`Lock contention on … (owner tid: N)`) are named with `thread_name`.
+pub fn call_kind(name: &str, thread_name: &dyn Fn(i32) -> Option<String>) -> Option<CallKind> {
+    // The frame sections are the spans the rule cuts; binder slices are read as transactions.
+    let binder_slice = ["binder transaction", "binder reply", "binder async rcv"]
+        .iter()
+        .any(|b| name.starts_with(b));
+    if name.starts_with("Choreographer#doFrame") || name.starts_with("DrawFrame") || binder_slice {
+        return None;
+    }
+    Some(if name.starts_with("GC: Wait For") {
+        CallKind::Gc
+    } else if let Some(rest) = name.strip_prefix("monitor contention with owner ") {
+        CallKind::Lock {
+            owner: rest.split(" (").next().map(str::to_string),
+        }
+    } else if name.starts_with("Lock contention on") {
+        let tid = name
+            .split("(owner tid: ")
+            .nth(1)
+            .and_then(|t| t.split(')').next())
+            .and_then(|t| t.trim().parse().ok());
+        CallKind::Lock {
+            owner: tid.map(|tid| thread_name(tid).unwrap_or_else(|| format!("tid {tid}"))),
+        }
+    } else if name == "Contending for pthread mutex" {
+        CallKind::Lock { owner: None }
+    } else if name == "dequeueBuffer" || name == "waitForBufferRelease" {
+        CallKind::BufferWait
+    } else if name.to_ascii_lowercase().contains("fence") || name.starts_with("Waiting for GPU") {
+        CallKind::GpuWait
+    } else {
+        CallKind::Section
+    })
+}
+
+/// How `top_blocking_call` and the `slow_code:` / `sleeping:` details name a section: Java monitor contention
+/// as its owner thread and the method the owner holds the lock in, everything else as Perfetto standardises
+/// critical blocking calls ([`super::blocking::standardize`]).
+pub fn call_name(name: &str, kind: &CallKind) -> String {
+    if let (CallKind::Lock { owner: Some(owner) }, Some(rest)) =
+        (kind, name.strip_prefix("monitor contention with owner "))
+    {
+        // `… (<tid>) at <return type> <method>(<src>) …`: the method without its return type and arguments.
+        let method = rest
+            .split_once(") at ")
+            .and_then(|(_, at)| at.split('(').next())
+            .map(|m| m.rsplit(' ').next().unwrap_or(m));
+        return match method {
+            Some(m) => format!("monitor contention with {owner} ({m})"),
+            None => format!("monitor contention with {owner}"),
+        };
+    }
+    super::blocking::standardize(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(name: &str) -> Option<CallKind> {
+        call_kind(name, &|tid| {
+            (tid == 1665).then(|| "HeapTaskDaemon".to_string())
+        })
+    }
+
+    #[test]
+    fn sections_are_told_apart_for_the_cause_rule() {
+        let monitor = "monitor contention with owner Binder:1605_6 (1628) at void com.android.server.am.ActivityManagerService.attachApplication(android.app.IApplicationThread, long)(ActivityManagerService.java:4567) waiters=0 blocking from void com.android.server.wm.WindowManagerService.relayoutWindow()(WindowManagerService.java:2200)";
+        assert_eq!(
+            kind(monitor),
+            Some(CallKind::Lock {
+                owner: Some("Binder:1605_6".into())
+            })
+        );
+        assert_eq!(
+            call_name(monitor, &kind(monitor).unwrap()),
+            "monitor contention with Binder:1605_6 (com.android.server.am.ActivityManagerService.attachApplication)"
+        );
+        assert_eq!(
+            kind("Lock contention on thread list lock (owner tid: 1665)"),
+            Some(CallKind::Lock {
+                owner: Some("HeapTaskDaemon".into())
+            })
+        );
+        assert_eq!(
+            kind("Lock contention on a monitor lock (owner tid: 7)"),
+            Some(CallKind::Lock {
+                owner: Some("tid 7".into())
+            })
+        );
+        assert_eq!(
+            kind("Contending for pthread mutex"),
+            Some(CallKind::Lock { owner: None })
+        );
+        assert_eq!(kind("GC: Wait For Concurrent"), Some(CallKind::Gc));
+        assert_eq!(kind("dequeueBuffer"), Some(CallKind::BufferWait));
+        assert_eq!(kind("waitForBufferRelease"), Some(CallKind::BufferWait));
+        assert_eq!(kind("Waiting for GPU"), Some(CallKind::GpuWait));
+        assert_eq!(kind("wait on release Fence"), Some(CallKind::GpuWait));
+        assert_eq!(kind("inflate"), Some(CallKind::Section));
+        assert_eq!(kind("Choreographer#doFrame 12"), None);
+        assert_eq!(kind("DrawFrames 12"), None);
+        assert_eq!(
+            call_name("GC: Wait For Alloc", &CallKind::Gc),
+            "Garbage Collector"
+        );
     }
 }

@@ -1,0 +1,213 @@
+//! The scheduler's ftrace events in a bundle → [`SchedEvent`]s: `sched_switch`, `sched_waking`,
+//! `sched_blocked_reason`, `cpu_frequency`, `task_newtask`'s parent, and `compact_sched` (switch and waking
+//! arrays, timestamps delta-encoded, names interned per bundle). Field numbers: `sched.proto`,
+//! `power.proto`, `task.proto`, `ftrace_event_bundle.proto` (google/perfetto @ ec5d16b1). What the events mean
+//! (thread states) is the model's ([`crate::model::sched`]).
+
+use super::wire::{Bytes, Framing, WireError, LEN, VARINT};
+
+/// `FtraceEvent` payload field numbers of the events read here.
+pub(super) const EVENT_SCHED_SWITCH: u32 = 4;
+pub(super) const EVENT_CPU_FREQUENCY: u32 = 11;
+pub(super) const EVENT_SCHED_BLOCKED_REASON: u32 = 18;
+pub(super) const EVENT_SCHED_WAKING: u32 = 20;
+
+/// One scheduler event, its comms borrowed from the bundle. Timestamps travel beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedEvent<'a> {
+    /// `sched_switch` on the bundle's CPU: `prev_tid` (`None` in `compact_sched`, whose switches name only the
+    /// next thread: the previous one is the CPU's last) leaves in `prev_state`, `next_tid` runs.
+    Switch {
+        /// The thread switched out, if the event says.
+        prev_tid: Option<i32>,
+        /// Its comm (empty when not recorded).
+        prev_comm: &'a [u8],
+        /// Its raw `prev_state` (kernel task state bits).
+        prev_state: i64,
+        /// The thread switched in.
+        next_tid: i32,
+        /// Its comm.
+        next_comm: &'a [u8],
+    },
+    /// `sched_waking`: `tid` made runnable by `waker` (the event's thread; `None` in `compact_sched`: the
+    /// thread running on the bundle's CPU).
+    Waking {
+        /// The woken thread.
+        tid: i32,
+        /// Its comm.
+        comm: &'a [u8],
+        /// The waking thread, if the event says.
+        waker: Option<i32>,
+        /// `waking_common_flags` of `compact_sched` (hard / soft IRQ bits), if recorded.
+        common_flags: Option<u32>,
+    },
+    /// `task_newtask`: `tid` created by `parent` (runnable from its creation).
+    NewTask {
+        /// The new thread.
+        tid: i32,
+        /// The creating thread (the event's).
+        parent: i32,
+    },
+    /// `sched_blocked_reason`: why `tid`'s last blocked state blocked.
+    BlockedReason {
+        /// The thread.
+        tid: i32,
+        /// `io_wait`, if recorded.
+        io_wait: Option<bool>,
+    },
+    /// `cpu_frequency`: `cpu` now runs at `khz`.
+    CpuFrequency {
+        /// The CPU.
+        cpu: u32,
+        /// Its frequency, kHz.
+        khz: u32,
+    },
+}
+
+/// Reads the payload `field` of an event written by `tid` into its [`SchedEvent`]; `None` for a payload
+/// without the fields the event needs.
+pub(super) fn event(
+    field: u32,
+    payload: &[u8],
+    tid: i32,
+) -> Result<Option<SchedEvent<'_>>, WireError> {
+    let mut wire = Bytes::new(payload);
+    // Up to seven numeric fields and two strings, by field number.
+    let mut num = [None::<u64>; 8];
+    let mut text: [&[u8]; 8] = [&[]; 8];
+    while !wire.at_eof() {
+        match wire.key()? {
+            (f @ 1..=7, VARINT) => num[f as usize] = Some(wire.varint()?),
+            (f @ 1..=7, LEN) => text[f as usize] = wire.bytes()?,
+            (_, wt) => wire.skip_value(wt)?,
+        }
+    }
+    let int = |f: usize| num[f].map(|v| v as i32);
+    Ok(match field {
+        EVENT_SCHED_SWITCH => {
+            // prev_comm 1, prev_pid 2, prev_state 4, next_comm 5, next_pid 6.
+            let (Some(prev), Some(next)) = (int(2), int(6)) else {
+                return Ok(None);
+            };
+            Some(SchedEvent::Switch {
+                prev_tid: Some(prev),
+                prev_comm: text[1],
+                prev_state: num[4].unwrap_or(0) as i64,
+                next_tid: next,
+                next_comm: text[5],
+            })
+        }
+        // comm 1, pid 2.
+        EVENT_SCHED_WAKING => int(2).map(|woken| SchedEvent::Waking {
+            tid: woken,
+            comm: text[1],
+            waker: Some(tid),
+            // Perfetto's ParseSchedWaking passes no flags: irq_context is null for ftrace wakings.
+            common_flags: None,
+        }),
+        // pid 1, io_wait 3.
+        EVENT_SCHED_BLOCKED_REASON => int(1).map(|blocked| SchedEvent::BlockedReason {
+            tid: blocked,
+            io_wait: num[3].map(|v| v != 0),
+        }),
+        // state 1, cpu_id 2.
+        EVENT_CPU_FREQUENCY => match (num[1], num[2]) {
+            (Some(khz), Some(cpu)) => Some(SchedEvent::CpuFrequency {
+                cpu: cpu as u32,
+                khz: khz as u32,
+            }),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// `CompactSched` field numbers.
+const SWITCH_TIMESTAMP: u32 = 1;
+const SWITCH_PREV_STATE: u32 = 2;
+const SWITCH_NEXT_PID: u32 = 3;
+const INTERN_TABLE: u32 = 5;
+const SWITCH_NEXT_COMM_INDEX: u32 = 6;
+const WAKING_TIMESTAMP: u32 = 7;
+const WAKING_PID: u32 = 8;
+const WAKING_COMM_INDEX: u32 = 11;
+const WAKING_COMMON_FLAGS: u32 = 12;
+
+/// A packed repeated varint field, decoded (a writer may split it in chunks: they are appended).
+fn packed(into: &mut Vec<u64>, bytes: &[u8]) -> Result<(), WireError> {
+    let mut w = Bytes::new(bytes);
+    while !w.at_eof() {
+        into.push(w.varint()?);
+    }
+    Ok(())
+}
+
+/// `FtraceEventBundle.compact_sched`: its switches, then its wakings (each array in time order; the caller
+/// sorts all events by time), with their raw timestamps. A switch or waking whose arrays are shorter than its
+/// timestamps' is dropped.
+pub(super) fn compact<'a>(
+    msg: &'a [u8],
+    emit: &mut dyn FnMut(u64, SchedEvent<'a>),
+) -> Result<(), WireError> {
+    let mut wire = Bytes::new(msg);
+    let mut table: Vec<&[u8]> = Vec::new();
+    let mut arrays: [Vec<u64>; 13] = Default::default();
+    while !wire.at_eof() {
+        match wire.key()? {
+            (INTERN_TABLE, LEN) => table.push(wire.bytes()?),
+            (f @ 1..=12, LEN) => packed(&mut arrays[f as usize], wire.bytes()?)?,
+            (f @ 1..=12, VARINT) => arrays[f as usize].push(wire.varint()?),
+            (_, wt) => wire.skip_value(wt)?,
+        }
+    }
+    let name = |index: Option<&u64>| -> &'a [u8] {
+        index
+            .and_then(|i| table.get(usize::try_from(*i).ok()?))
+            .copied()
+            .unwrap_or(&[])
+    };
+    let a = &arrays;
+    let mut ts = 0u64;
+    for (i, delta) in a[SWITCH_TIMESTAMP as usize].iter().enumerate() {
+        ts = ts.wrapping_add(*delta);
+        let (Some(state), Some(next)) = (
+            a[SWITCH_PREV_STATE as usize].get(i),
+            a[SWITCH_NEXT_PID as usize].get(i),
+        ) else {
+            break;
+        };
+        emit(
+            ts,
+            SchedEvent::Switch {
+                prev_tid: None,
+                prev_comm: &[],
+                // Packed int64 / int32: the varint is the two's complement.
+                prev_state: *state as i64,
+                next_tid: *next as i32,
+                next_comm: name(a[SWITCH_NEXT_COMM_INDEX as usize].get(i)),
+            },
+        );
+    }
+    let mut ts = 0u64;
+    for (i, delta) in a[WAKING_TIMESTAMP as usize].iter().enumerate() {
+        ts = ts.wrapping_add(*delta);
+        let Some(pid) = a[WAKING_PID as usize].get(i) else {
+            break;
+        };
+        emit(
+            ts,
+            SchedEvent::Waking {
+                tid: *pid as i32,
+                comm: name(a[WAKING_COMM_INDEX as usize].get(i)),
+                waker: None,
+                // Perfetto reads an absent flags array as 0.
+                common_flags: Some(
+                    a[WAKING_COMMON_FLAGS as usize]
+                        .get(i)
+                        .map_or(0, |f| *f as u32),
+                ),
+            },
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,698 @@
+//! Scheduler events → Perfetto's `thread_state` rows, CPU frequency over time and the per-slice questions the
+//! root-cause columns ask of them. Restates trace processor's `ThreadStateTracker`
+//! (`importers/common/thread_state_tracker.cc`), `FtraceSchedEventTracker` (compact_sched bookkeeping),
+//! `TaskState` (`types/task_state.cc`: `prev_state` bits by kernel version) and the stdlib's
+//! `slices/time_in_state.sql` and `linux/cpu/utilization/slice.sql` (google/perfetto @ ec5d16b1).
+
+use crate::decode::Sched as SchedEvent;
+use rustc_hash::FxHashMap;
+
+/// One row of Perfetto's `thread_state`: `tid` was in `state` over `[ts, ts + dur)` (ns, trace clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadStateRow {
+    /// Start, ns.
+    pub ts: i64,
+    /// Duration, ns; −1 while open (the thread's last state, or one whose end was lost).
+    pub dur: i64,
+    /// The CPU of a `Running` state.
+    pub cpu: Option<u32>,
+    /// The thread.
+    pub tid: i32,
+    /// The state ([`Sched::state_name`]); `None` for a `prev_state` Perfetto cannot decode.
+    pub state: Option<u16>,
+    /// `io_wait` from `sched_blocked_reason`, on blocked states.
+    pub io_wait: Option<bool>,
+    /// The thread that woke it (runnable states).
+    pub waker_tid: Option<i32>,
+    /// The waking happened in interrupt context (`compact_sched` wakings and new tasks only).
+    pub irq_context: Option<bool>,
+}
+
+impl ThreadStateRow {
+    /// `ts + dur` for a closed row.
+    pub fn end(&self) -> Option<i64> {
+        (self.dur >= 0).then(|| self.ts + self.dur)
+    }
+}
+
+/// Which scheduler inputs a trace holds: what the root-cause columns can be computed from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// `sched/sched_switch` (or `compact_sched` switches).
+    pub sched_switch: bool,
+    /// `sched/sched_waking` (or `compact_sched` wakings).
+    pub sched_waking: bool,
+    /// `sched/sched_blocked_reason`.
+    pub sched_blocked_reason: bool,
+    /// `power/cpu_frequency`.
+    pub cpu_frequency: bool,
+}
+
+/// The scheduler model of a trace.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sched {
+    rows: Vec<ThreadStateRow>,
+    /// Per thread, its rows' indexes in time order.
+    by_tid: FxHashMap<i32, Vec<u32>>,
+    states: Vec<String>,
+    /// Per CPU, its frequency changes `(ts, kHz)` in time order.
+    frequencies: FxHashMap<u32, Vec<(i64, u32)>>,
+    coverage: Coverage,
+}
+
+/// A thread's CPU time inside an interval ([`Sched::cycles`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cycles {
+    /// Time `Running`, ns.
+    pub running_ns: i64,
+    /// Of that, time on a CPU whose frequency is known, ns.
+    pub known_ns: i64,
+    /// Σ known time × kHz / 1000.
+    pub millicycles: i64,
+}
+
+/// The stdlib's `cast_int!(millicycles / 1e9)`: megacycles, truncated.
+pub fn megacycles(millicycles: i64) -> i64 {
+    (millicycles as f64 / 1e9) as i64
+}
+
+/// A piece of a thread's time inside an interval: Perfetto's `thread_slice_time_in_state` grouping, with the
+/// CPU ([`Sched::time_in_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateTime {
+    /// The state ([`Sched::state_name`]).
+    pub state: Option<u16>,
+    /// `io_wait`.
+    pub io_wait: Option<bool>,
+    /// The CPU of a `Running` piece.
+    pub cpu: Option<u32>,
+    /// Time, ns.
+    pub dur: i64,
+}
+
+impl Sched {
+    /// Every `thread_state` row, in creation order (Perfetto's id order).
+    pub fn thread_states(&self) -> &[ThreadStateRow] {
+        &self.rows
+    }
+
+    /// A state id as Perfetto writes it (`Running`, `R`, `R+`, `S`, `D`, `DK`, …).
+    pub fn state_name(&self, state: Option<u16>) -> Option<&str> {
+        self.states.get(usize::from(state?)).map(String::as_str)
+    }
+
+    /// What the trace holds.
+    pub fn coverage(&self) -> Coverage {
+        self.coverage
+    }
+
+    /// `tid`'s rows in time order.
+    pub fn states_of(&self, tid: i32) -> impl Iterator<Item = &ThreadStateRow> {
+        self.by_tid
+            .get(&tid)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.rows.get(i as usize))
+    }
+
+    /// `tid`'s closed rows of positive duration overlapping `[start, end)`, clipped to it: the pieces
+    /// `_interval_intersect!` of `slices/time_in_state.sql` sums (open states and time before the thread's
+    /// first event count nothing).
+    pub fn pieces(&self, tid: i32, start: i64, end: i64) -> Vec<(i64, i64, &ThreadStateRow)> {
+        let Some(ids) = self.by_tid.get(&tid) else {
+            return Vec::new();
+        };
+        // Rows of a thread start in time order; the one holding `start` is just before the first after it.
+        let first = ids
+            .partition_point(|&i| self.rows.get(i as usize).is_some_and(|r| r.ts <= start))
+            .saturating_sub(1);
+        ids[first..]
+            .iter()
+            .filter_map(|&i| self.rows.get(i as usize))
+            .take_while(|r| r.ts < end)
+            .filter_map(|r| {
+                let row_end = r.end().filter(|_| r.dur > 0)?;
+                let (a, b) = (r.ts.max(start), row_end.min(end));
+                (b > a).then_some((a, b, r))
+            })
+            .collect()
+    }
+
+    /// Perfetto's `thread_slice_time_in_state` for the interval `[ts, ts + dur)` of `tid`: time per (state,
+    /// io_wait, cpu), in first-seen order.
+    pub fn time_in_state(&self, tid: i32, ts: i64, dur: i64) -> Vec<StateTime> {
+        let mut out: Vec<StateTime> = Vec::new();
+        for (a, b, r) in self.pieces(tid, ts, ts + dur) {
+            match out
+                .iter_mut()
+                .find(|s| (s.state, s.io_wait, s.cpu) == (r.state, r.io_wait, r.cpu))
+            {
+                Some(s) => s.dur += b - a,
+                None => out.push(StateTime {
+                    state: r.state,
+                    io_wait: r.io_wait,
+                    cpu: r.cpu,
+                    dur: b - a,
+                }),
+            }
+        }
+        out
+    }
+
+    /// `cpu_cycles_per_thread_slice.millicycles` of a slice `[ts, ts + dur)` on `tid`: Σ running time ×
+    /// frequency (kHz) / 1000 over its running pieces, `None` unless the thread ran with a known frequency for
+    /// the whole slice (the stdlib's `ts.dur = intersected.dur`).
+    pub fn millicycles(&self, tid: i32, ts: i64, dur: i64) -> Option<i64> {
+        let c = self.cycles(tid, ts, ts + dur);
+        (c.known_ns == dur).then_some(c.millicycles)
+    }
+
+    /// `tid`'s running time inside `[start, end)` and its millicycles where the CPU's frequency is known.
+    pub fn cycles(&self, tid: i32, start: i64, end: i64) -> Cycles {
+        let mut c = Cycles::default();
+        for (a, b, r) in self.pieces(tid, start, end) {
+            let Some(cpu) = r
+                .cpu
+                .filter(|_| self.state_name(r.state) == Some("Running"))
+            else {
+                continue;
+            };
+            c.running_ns += b - a;
+            let changes = self.frequencies.get(&cpu).map_or(&[][..], Vec::as_slice);
+            // The frequency in effect at `a`, then each change before `b`.
+            let from = changes.partition_point(|(t, _)| *t <= a);
+            let mut at = a;
+            let mut freq = from
+                .checked_sub(1)
+                .and_then(|i| changes.get(i))
+                .map(|c| c.1);
+            let next = changes[from..].iter().take_while(|(t, _)| *t < b).copied();
+            for (t, khz) in next.chain([(b, 0)]) {
+                if let Some(f) = freq {
+                    c.known_ns += t - at;
+                    // Per piece, integer ns × kHz / 1000, as the stdlib sums `ii.dur * freq / 1000`.
+                    c.millicycles += (t - at) * i64::from(f) / 1000;
+                }
+                (at, freq) = (t, Some(khz));
+            }
+        }
+        c
+    }
+
+    /// The highest frequency `cpu` reached in the trace, kHz.
+    pub fn max_frequency_khz(&self, cpu: u32) -> Option<u32> {
+        self.frequencies.get(&cpu)?.iter().map(|c| c.1).max()
+    }
+}
+
+/// `prev_state` bits → Perfetto's state string for a kernel `version` (major, minor); `None` when invalid.
+/// `TaskState::TaskState(raw, version)` and `ToString()`: from 4.14 0x40 parked, 0x80 idle, 0x100 preempted;
+/// before, 0x40 dead, 0x80 wakekill, 0x100 waking, 0x200 parked, 0x400 noload, and preempted at 0x1000 (4.8+)
+/// or 0x800.
+pub fn task_state(raw: i64, version: (u32, u32)) -> Option<String> {
+    const S: u16 = 0x1;
+    const D: u16 = 0x2;
+    const PARKED: u16 = 0x40;
+    const DEAD: u16 = 0x80;
+    const WAKEKILL: u16 = 0x100;
+    const WAKING: u16 = 0x200;
+    const NOLOAD: u16 = 0x400;
+    const IDLE: u16 = 0x4000;
+    const PREEMPTED: u16 = 0x8000;
+    let raw = raw as u16;
+    let mut parsed = raw & 0x3f;
+    if version >= (4, 14) {
+        if raw & 0x40 != 0 {
+            parsed |= PARKED;
+        }
+        if raw & 0x80 != 0 {
+            parsed |= IDLE;
+        }
+        if raw & 0x100 != 0 {
+            parsed |= PREEMPTED;
+        }
+        if raw & 0xfe00 != 0 {
+            return None;
+        }
+    } else {
+        for (bit, flag) in [
+            (0x40, DEAD),
+            (0x80, WAKEKILL),
+            (0x100, WAKING),
+            (0x200, PARKED),
+            (0x400, NOLOAD),
+        ] {
+            if raw & bit != 0 {
+                parsed |= flag;
+            }
+        }
+        if parsed == D | NOLOAD {
+            parsed = IDLE;
+        }
+        let preempted = if version >= (4, 8) { 0x1000 } else { 0x800 };
+        if raw & preempted != 0 {
+            parsed |= PREEMPTED;
+        }
+    }
+    if parsed & !PREEMPTED == 0 {
+        return Some(if parsed & PREEMPTED != 0 { "R+" } else { "R" }.to_string());
+    }
+    let letters = [
+        (S, 'S'),
+        (D, 'D'),
+        (0x4, 'T'),
+        (0x8, 't'),
+        (0x10, 'X'),
+        (0x20, 'Z'),
+        (PARKED, 'P'),
+        (DEAD, 'x'),
+        (WAKEKILL, 'K'),
+        (WAKING, 'W'),
+        (NOLOAD, 'N'),
+        (IDLE, 'I'),
+    ];
+    let s: String = letters
+        .iter()
+        .filter(|(flag, _)| parsed & flag != 0)
+        .map(|(_, c)| *c)
+        .take(3)
+        .collect();
+    Some(s)
+}
+
+/// The kernel's (major, minor) from a `uname` release (`5.10.107-android13-4-…`); Perfetto assumes 4.4 when the
+/// trace does not say.
+pub fn kernel_version(release: Option<&str>) -> (u32, u32) {
+    let parse = |r: &str| {
+        let mut parts = r.split(|c: char| !c.is_ascii_digit());
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    };
+    release.and_then(parse).unwrap_or((4, 4))
+}
+
+/// Collects scheduler events while a trace is read; [`SchedBuilder::build`] replays them in the order trace
+/// processor's sorter hands them on ([`merge`]).
+#[derive(Debug, Default)]
+pub struct SchedBuilder {
+    /// Per queue, its events in the order read.
+    queues: Vec<Vec<(i64, SchedEvent)>>,
+    /// The queue of each (kind, CPU), in the order they were first met.
+    queue_of: FxHashMap<(u8, u32), usize>,
+}
+
+/// Trace processor's sorter (`sorter/trace_sorter.cc`, `SortAndExtractEventsUntilAllocId`): each queue sorted
+/// by time (stable), then repeatedly the queue whose first event is earliest (the first queue on ties) hands on
+/// its events up to and including the next queue's earliest time. Equal timestamps on different CPUs thus come
+/// out in the order Perfetto parses them.
+fn merge(mut queues: Vec<Vec<(i64, SchedEvent)>>) -> Vec<(i64, SchedEvent)> {
+    for q in &mut queues {
+        q.sort_by_key(|(ts, _)| *ts);
+    }
+    let total = queues.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    let mut heads = vec![0usize; queues.len()];
+    loop {
+        let (mut min, mut second) = ((usize::MAX, i64::MAX), i64::MAX);
+        for (i, q) in queues.iter().enumerate() {
+            let Some((ts, _)) = q.get(heads[i]) else {
+                continue;
+            };
+            if min.0 == usize::MAX || *ts < min.1 {
+                second = min.1;
+                min = (i, *ts);
+            } else if *ts < second {
+                second = *ts;
+            }
+        }
+        let Some(q) = queues.get(min.0) else {
+            break;
+        };
+        let from = heads[min.0];
+        let n = q[from..].iter().take_while(|(ts, _)| *ts <= second).count();
+        out.extend_from_slice(&q[from..from + n.max(1)]);
+        heads[min.0] += n.max(1);
+    }
+    out
+}
+
+/// Per thread, the rows the tracker updates: its last row and its last blocked row.
+#[derive(Debug, Clone, Copy)]
+struct Related {
+    last: u32,
+    last_blocked: Option<u32>,
+}
+
+/// The replay: `ThreadStateTracker` with the string ids of `Running` and `R`.
+struct Tracker {
+    rows: Vec<ThreadStateRow>,
+    related: FxHashMap<i32, Related>,
+    states: Vec<String>,
+    running: u16,
+    runnable: u16,
+}
+
+impl Tracker {
+    fn intern(&mut self, state: &str) -> u16 {
+        match self.states.iter().position(|s| s == state) {
+            Some(i) => i as u16,
+            None => {
+                self.states.push(state.to_string());
+                (self.states.len() - 1) as u16
+            }
+        }
+    }
+
+    fn last(&self, tid: i32) -> Option<&ThreadStateRow> {
+        let r = self.related.get(&tid)?;
+        self.rows.get(r.last as usize)
+    }
+
+    /// `IsBlocked`: neither `R` nor `Running` (an undecodable state counts as blocked).
+    fn blocked(&self, state: Option<u16>) -> bool {
+        state != Some(self.runnable) && state != Some(self.running)
+    }
+
+    fn close(&mut self, ts: i64, tid: i32, data_loss: bool) {
+        if data_loss {
+            return;
+        }
+        if let Some(i) = self.related.get(&tid).map(|r| r.last as usize) {
+            if let Some(row) = self.rows.get_mut(i) {
+                row.dur = ts - row.ts;
+            }
+        }
+    }
+
+    fn open(&mut self, row: ThreadStateRow) {
+        if row.tid == 0 {
+            // The swapper is never a thread state.
+            return;
+        }
+        let at = self.rows.len() as u32;
+        let (tid, state) = (row.tid, row.state);
+        self.rows.push(row);
+        let blocked = self.blocked(state);
+        let e = self.related.entry(tid).or_insert(Related {
+            last: at,
+            last_blocked: None,
+        });
+        e.last = at;
+        if state == Some(self.running) {
+            e.last_blocked = None;
+        } else if blocked {
+            e.last_blocked = Some(at);
+        }
+    }
+
+    fn state_row(ts: i64, tid: i32, state: Option<u16>) -> ThreadStateRow {
+        ThreadStateRow {
+            ts,
+            dur: -1,
+            cpu: None,
+            tid,
+            state,
+            io_wait: None,
+            waker_tid: None,
+            irq_context: None,
+        }
+    }
+
+    fn switch(&mut self, ts: i64, cpu: u32, prev: i32, prev_state: Option<u16>, next: i32) {
+        let data_loss = self
+            .last(prev)
+            .is_some_and(|r| r.state != Some(self.running));
+        self.close(ts, prev, data_loss);
+        self.open(Self::state_row(ts, prev, prev_state));
+        self.close(ts, next, false);
+        self.open(ThreadStateRow {
+            cpu: Some(cpu),
+            ..Self::state_row(ts, next, Some(self.running))
+        });
+    }
+
+    fn waking(&mut self, ts: i64, tid: i32, waker: i32, common_flags: Option<u32>) {
+        let row = ThreadStateRow {
+            waker_tid: Some(waker),
+            irq_context: common_flags.map(|f| f & (0x08 | 0x10) != 0),
+            ..Self::state_row(ts, tid, Some(self.runnable))
+        };
+        match self.last(tid).map(|r| r.state) {
+            None => self.open(row),
+            // A waking of a thread that is not blocked is no state (Perfetto's spurious_sched_wakeup).
+            Some(state) if !self.blocked(state) => {}
+            Some(_) => {
+                self.close(ts, tid, false);
+                self.open(row);
+            }
+        }
+    }
+}
+
+impl SchedBuilder {
+    /// Adds one event at `ts_ns` (trace clock) read from the ftrace bundle of `cpu`. Like Perfetto, events go
+    /// to one queue per CPU for ftrace events and one each for `compact_sched`'s switches and wakings.
+    pub fn push(&mut self, ts_ns: i64, cpu: u32, event: SchedEvent) {
+        let kind = match event {
+            SchedEvent::Switch { prev_tid: None, .. } => 1,
+            SchedEvent::Waking { waker: None, .. } => 2,
+            _ => 0,
+        };
+        let next = self.queues.len();
+        let q = *self.queue_of.entry((kind, cpu)).or_insert(next);
+        if q == next {
+            self.queues.push(Vec::new());
+        }
+        self.queues[q].push((ts_ns, event));
+    }
+
+    /// The model, `None` without any scheduler event. `kernel_release` (`uname`) decides how `prev_state`
+    /// decodes ([`task_state`]).
+    pub fn build(self, kernel_release: Option<&str>) -> Option<Sched> {
+        if self.queues.is_empty() {
+            return None;
+        }
+        let version = kernel_version(kernel_release);
+        let mut t = Tracker {
+            rows: Vec::new(),
+            related: FxHashMap::default(),
+            states: vec!["Running".to_string(), "R".to_string()],
+            running: 0,
+            runnable: 1,
+        };
+        let mut coverage = Coverage::default();
+        let mut on_cpu: FxHashMap<u32, i32> = FxHashMap::default();
+        let mut frequencies: FxHashMap<u32, Vec<(i64, u32)>> = FxHashMap::default();
+        let mut decoded: FxHashMap<i64, Option<u16>> = FxHashMap::default();
+        for (ts, event) in merge(self.queues) {
+            match event {
+                SchedEvent::Switch {
+                    cpu,
+                    prev_tid,
+                    prev_state,
+                    next_tid,
+                } => {
+                    coverage.sched_switch = true;
+                    let last = on_cpu.insert(cpu, next_tid);
+                    // compact_sched names the previous thread only through the CPU's last switch: the first
+                    // switch of each CPU only says who runs.
+                    let Some(prev) = prev_tid.or(last) else {
+                        continue;
+                    };
+                    let state = match decoded.get(&prev_state) {
+                        Some(s) => *s,
+                        None => {
+                            let s = task_state(prev_state, version).map(|s| t.intern(&s));
+                            decoded.insert(prev_state, s);
+                            s
+                        }
+                    };
+                    t.switch(ts, cpu, prev, state, next_tid);
+                }
+                SchedEvent::Waking {
+                    cpu,
+                    tid,
+                    waker,
+                    common_flags,
+                } => {
+                    coverage.sched_waking = true;
+                    // compact_sched: the waker is the thread running on the CPU; none known yet, no state.
+                    let Some(waker) = waker.or_else(|| on_cpu.get(&cpu).copied()) else {
+                        continue;
+                    };
+                    t.waking(ts, tid, waker, common_flags);
+                }
+                SchedEvent::NewTask { tid, parent } => {
+                    t.open(ThreadStateRow {
+                        waker_tid: Some(parent),
+                        irq_context: Some(false),
+                        ..Tracker::state_row(ts, tid, Some(t.runnable))
+                    });
+                }
+                SchedEvent::BlockedReason { tid, io_wait } => {
+                    coverage.sched_blocked_reason = true;
+                    let row = t.related.get(&tid).and_then(|r| r.last_blocked);
+                    if let (Some(i), Some(io_wait)) = (row, io_wait) {
+                        if let Some(row) = t.rows.get_mut(i as usize) {
+                            row.io_wait = Some(io_wait);
+                        }
+                    }
+                }
+                SchedEvent::CpuFrequency { cpu, khz } => {
+                    coverage.cpu_frequency = true;
+                    frequencies.entry(cpu).or_default().push((ts, khz));
+                }
+            }
+        }
+        let mut by_tid: FxHashMap<i32, Vec<u32>> = FxHashMap::default();
+        for (i, r) in t.rows.iter().enumerate() {
+            by_tid.entry(r.tid).or_default().push(i as u32);
+        }
+        Some(Sched {
+            rows: t.rows,
+            by_tid,
+            states: t.states,
+            frequencies,
+            coverage,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prev_state_decodes_by_kernel_version() {
+        let v = |raw, version| task_state(raw, version);
+        for version in [(4, 4), (4, 9), (4, 14), (5, 10)] {
+            assert_eq!(v(0, version).as_deref(), Some("R"));
+            assert_eq!(v(1, version).as_deref(), Some("S"));
+            assert_eq!(v(2, version).as_deref(), Some("D"));
+        }
+        // Preempted: 0x100 from 4.14, 0x1000 from 4.8, 0x800 before.
+        assert_eq!(v(0x100, (5, 10)).as_deref(), Some("R+"));
+        assert_eq!(v(0x1000, (4, 9)).as_deref(), Some("R+"));
+        assert_eq!(v(0x800, (4, 4)).as_deref(), Some("R+"));
+        // The same bits mean other things elsewhere.
+        assert_eq!(v(0x100, (4, 9)).as_deref(), Some("W"));
+        assert_eq!(v(0x80 | 2, (4, 9)).as_deref(), Some("DK"));
+        assert_eq!(v(0x80, (5, 10)).as_deref(), Some("I"));
+        assert_eq!(v(0x402, (4, 9)).as_deref(), Some("I"));
+        assert_eq!(v(0x200, (5, 10)), None);
+        assert_eq!(kernel_version(Some("5.10.107-android13-4-00001")), (5, 10));
+        assert_eq!(kernel_version(Some("4.14")), (4, 14));
+        assert_eq!(kernel_version(None), (4, 4));
+    }
+
+    fn switch(prev: i32, prev_state: i64, next: i32) -> SchedEvent {
+        SchedEvent::Switch {
+            cpu: 0,
+            prev_tid: Some(prev),
+            prev_state,
+            next_tid: next,
+        }
+    }
+
+    fn waking(tid: i32, waker: i32) -> SchedEvent {
+        SchedEvent::Waking {
+            cpu: 0,
+            tid,
+            waker: Some(waker),
+            common_flags: None,
+        }
+    }
+
+    /// (ts, dur, tid, state, waker) of every row.
+    fn rows(events: Vec<(i64, SchedEvent)>) -> Vec<(i64, i64, i32, String, Option<i32>)> {
+        let mut b = SchedBuilder::default();
+        events.into_iter().for_each(|(ts, e)| b.push(ts, 0, e));
+        let s = b.build(Some("5.10")).unwrap();
+        s.thread_states()
+            .iter()
+            .map(|r| {
+                let name = s.state_name(r.state).unwrap_or("?").to_string();
+                (r.ts, r.dur, r.tid, name, r.waker_tid)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn switches_wakings_and_new_tasks_make_perfetto_rows() {
+        let got = rows(vec![
+            (10, switch(0, 0, 5)),     // 5 runs (the swapper is no thread)
+            (20, switch(5, 1, 0)),     // 5 sleeps
+            (25, waking(5, 7)),        // 7 wakes 5: R
+            (27, waking(5, 8)),        // already runnable: no state
+            (30, switch(0, 0, 5)),     // 5 runs again
+            (40, switch(5, 0x100, 6)), // 5 preempted: R+; 6 runs
+            (45, SchedEvent::NewTask { tid: 9, parent: 6 }),
+            (50, switch(6, 2, 5)),
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                (10, 10, 5, "Running".into(), None),
+                (20, 5, 5, "S".into(), None),
+                (25, 5, 5, "R".into(), Some(7)),
+                (30, 10, 5, "Running".into(), None),
+                (40, 10, 5, "R+".into(), None),
+                (40, 10, 6, "Running".into(), None),
+                (45, -1, 9, "R".into(), Some(6)),
+                (50, -1, 6, "D".into(), None),
+                (50, -1, 5, "Running".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lost_switch_in_leaves_the_state_open_and_intervals_skip_open_rows() {
+        // 5 is runnable, then switched out without a switch in: its R row stays open (data loss).
+        let mut b = SchedBuilder::default();
+        for (ts, e) in [
+            (10, waking(5, 1)),
+            (20, switch(5, 1, 6)),
+            (30, waking(5, 6)),
+            (40, switch(6, 1, 5)),
+        ] {
+            b.push(ts, 0, e);
+        }
+        let s = b.build(None).unwrap();
+        let r: Vec<i64> = s.states_of(5).map(|r| r.dur).collect();
+        assert_eq!(r, vec![-1, 10, 10, -1]);
+        let split = s.time_in_state(5, 0, 100);
+        let named: Vec<(&str, i64)> = split
+            .iter()
+            .map(|t| (s.state_name(t.state).unwrap(), t.dur))
+            .collect();
+        assert_eq!(named, vec![("S", 10), ("R", 10)]);
+    }
+
+    #[test]
+    fn cycles_need_a_known_frequency_over_the_whole_slice() {
+        let mut b = SchedBuilder::default();
+        b.push(
+            0,
+            0,
+            SchedEvent::CpuFrequency {
+                cpu: 0,
+                khz: 1_000_000,
+            },
+        );
+        b.push(10, 0, switch(0, 0, 5));
+        b.push(
+            15,
+            0,
+            SchedEvent::CpuFrequency {
+                cpu: 0,
+                khz: 2_000_000,
+            },
+        );
+        b.push(30, 0, switch(5, 1, 0));
+        let s = b.build(None).unwrap();
+        // 5 ns at 1 GHz + 10 ns at 2 GHz, ×1000 millicycles.
+        assert_eq!(s.millicycles(5, 10, 15), Some(5_000 + 20_000));
+        // Not running over all of it: none.
+        assert_eq!(s.millicycles(5, 10, 30), None);
+        assert_eq!(s.max_frequency_khz(0), Some(2_000_000));
+    }
+}

@@ -1,0 +1,177 @@
+//! Perfetto's scheduler tables for `ftl table`: `thread_state`, and for the app frames' slices
+//! (`Choreographer#doFrame*`, `DrawFrame*`) `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice`, with
+//! tids and names instead of trace processor's ids, as the queries of `../shared/golden/README.md` select them.
+//! Rows come from [`crate::model::sched`]; a trace without scheduler events gives header-only tables.
+
+use crate::error::Result;
+use crate::model::Timeline;
+use crate::output::table::to_dataframe;
+use polars::prelude::DataFrame;
+use serde::Serialize;
+
+#[derive(Debug, Default, Serialize)]
+struct ThreadStateRow {
+    ts: i64,
+    dur: i64,
+    cpu: Option<u32>,
+    tid: i32,
+    thread_name: Option<String>,
+    state: Option<String>,
+    io_wait: Option<u8>,
+    blocked_function: Option<String>,
+    waker_tid: Option<i32>,
+    irq_context: Option<u8>,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct TimeInStateRow {
+    slice_ts: i64,
+    slice_dur: i64,
+    name: String,
+    tid: i32,
+    thread_name: Option<String>,
+    process_name: Option<String>,
+    state: Option<String>,
+    io_wait: Option<u8>,
+    blocked_function: Option<String>,
+    dur: i64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct CyclesRow {
+    slice_ts: i64,
+    slice_dur: i64,
+    name: String,
+    tid: i32,
+    thread_name: Option<String>,
+    process_name: Option<String>,
+    millicycles: Option<i64>,
+    megacycles: Option<i64>,
+}
+
+/// Perfetto's `thread_state`, ordered by (ts, tid, dur, state). `blocked_function` is always null: it needs
+/// the kernel symbols ftl does not read.
+pub fn thread_state(timeline: &Timeline) -> Result<DataFrame> {
+    let name = |tid: i32| timeline.app.thread_name(tid).map(str::to_string);
+    let mut rows: Vec<ThreadStateRow> = timeline
+        .sched
+        .iter()
+        .flat_map(|s| {
+            s.thread_states().iter().map(move |r| ThreadStateRow {
+                ts: r.ts,
+                dur: r.dur,
+                cpu: r.cpu,
+                tid: r.tid,
+                thread_name: None,
+                state: s.state_name(r.state).map(str::to_string),
+                io_wait: r.io_wait.map(u8::from),
+                blocked_function: None,
+                waker_tid: r.waker_tid,
+                irq_context: r.irq_context.map(u8::from),
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (a.ts, a.tid, a.dur)
+            .cmp(&(b.ts, b.tid, b.dur))
+            .then_with(|| a.state.cmp(&b.state))
+    });
+    for r in &mut rows {
+        r.thread_name = name(r.tid);
+    }
+    to_dataframe(&rows)
+}
+
+/// The app frames' thread slices Perfetto's per-slice tables are asked about here: every slice named
+/// `Choreographer#doFrame*` or `DrawFrame*` that ended with a positive duration on a thread other than the
+/// swapper: (ts, dur, name, tid).
+fn frame_slices(timeline: &Timeline) -> impl Iterator<Item = (i64, i64, &str, i32)> {
+    let app = &timeline.app;
+    app.sections.iter().filter_map(move |s| {
+        let name = app.name(s.name);
+        let frame = name.starts_with("Choreographer#doFrame") || name.starts_with("DrawFrame");
+        (frame && s.dur > 0 && s.tid > 0).then_some((s.ts, s.dur, name, s.tid))
+    })
+}
+
+/// The names of a thread and its process, as the golden queries join them.
+fn names(timeline: &Timeline, tid: i32) -> (Option<String>, Option<String>) {
+    let thread = timeline.app.thread_name(tid).map(str::to_string);
+    let process = timeline
+        .app
+        .pid_of(tid)
+        .and_then(|pid| timeline.process_names.get(&pid).cloned());
+    (thread, process)
+}
+
+/// `thread_slice_time_in_state` for the app frames' slices ([`frame_slices`]), ordered by (slice_ts, tid,
+/// state, io_wait, blocked_function).
+pub fn thread_slice_time_in_state(timeline: &Timeline) -> Result<DataFrame> {
+    let mut rows: Vec<TimeInStateRow> = Vec::new();
+    if let Some(sched) = &timeline.sched {
+        for (ts, dur, name, tid) in frame_slices(timeline) {
+            let (thread_name, process_name) = names(timeline, tid);
+            let mut parts = sched.time_in_state(tid, ts, dur);
+            merge_cpus(&mut parts);
+            for p in parts {
+                rows.push(TimeInStateRow {
+                    slice_ts: ts,
+                    slice_dur: dur,
+                    name: name.to_string(),
+                    tid,
+                    thread_name: thread_name.clone(),
+                    process_name: process_name.clone(),
+                    state: sched.state_name(p.state).map(str::to_string),
+                    io_wait: p.io_wait.map(u8::from),
+                    blocked_function: None,
+                    dur: p.dur,
+                });
+            }
+        }
+    }
+    rows.sort_by(|a, b| {
+        (a.slice_ts, a.tid, &a.state, a.io_wait).cmp(&(b.slice_ts, b.tid, &b.state, b.io_wait))
+    });
+    to_dataframe(&rows)
+}
+
+/// The table groups by (state, io_wait, blocked_function), not by CPU: pieces that differ only in CPU add up.
+fn merge_cpus(parts: &mut Vec<crate::model::sched::StateTime>) {
+    let mut merged: Vec<crate::model::sched::StateTime> = Vec::with_capacity(parts.len());
+    for p in parts.drain(..) {
+        match merged
+            .iter_mut()
+            .find(|m| (m.state, m.io_wait) == (p.state, p.io_wait))
+        {
+            Some(m) => m.dur += p.dur,
+            None => merged.push(crate::model::sched::StateTime { cpu: None, ..p }),
+        }
+    }
+    *parts = merged;
+}
+
+/// `cpu_cycles_per_thread_slice` for the app frames' slices, ordered by (slice_ts, tid); a trace without
+/// scheduler events has no rows, one without `cpu_frequency` null cycles.
+pub fn cpu_cycles_per_thread_slice(timeline: &Timeline) -> Result<DataFrame> {
+    let mut rows: Vec<CyclesRow> = match &timeline.sched {
+        None => Vec::new(),
+        Some(sched) => frame_slices(timeline)
+            .map(|(ts, dur, name, tid)| {
+                let (thread_name, process_name) = names(timeline, tid);
+                let millicycles = sched.millicycles(tid, ts, dur);
+                CyclesRow {
+                    slice_ts: ts,
+                    slice_dur: dur,
+                    name: name.to_string(),
+                    tid,
+                    thread_name,
+                    process_name,
+                    millicycles,
+                    megacycles: millicycles.map(crate::model::sched::megacycles),
+                }
+            })
+            .collect(),
+    };
+    rows.sort_by_key(|r| (r.slice_ts, r.tid));
+    to_dataframe(&rows)
+}
