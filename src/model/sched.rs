@@ -291,7 +291,7 @@ pub fn kernel_version(release: Option<&str>) -> (u32, u32) {
 }
 
 /// Collects scheduler events while a trace is read; [`SchedBuilder::build`] replays them in the order trace
-/// processor's sorter hands them on ([`merge`]).
+/// processor's sorter hands them on (`merge`).
 #[derive(Debug, Default)]
 pub struct SchedBuilder {
     /// Per queue, its events in the order read.

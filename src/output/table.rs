@@ -116,8 +116,8 @@ fn is_perfetto_integer(name: &str) -> bool {
             | "irq_context"
             | "slice_ts"
     ) || ["_tid", "_time", "_dur", "_frames", "_calls", "cycles"]
-            .iter()
-            .any(|s| name.ends_with(s))
+        .iter()
+        .any(|s| name.ends_with(s))
         || name.starts_with("was_")
 }
 

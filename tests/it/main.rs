@@ -13,6 +13,7 @@ mod errors;
 mod golden;
 mod peer;
 mod perfetto_frames;
+mod sched;
 mod sources;
 mod synth_atrace;
 mod testdata;

@@ -287,8 +287,8 @@ impl<'t> ThreadSource<'t> {
             placement: self.placement(tid, a, b),
         });
         FrameThreads {
-            ui: ui.map(|d| self.times(&[d])),
-            rt: (!rt.is_empty()).then(|| self.times(&rt)),
+            ui: ui.and_then(|d| self.times(&[d])),
+            rt: self.times(&rt),
             top_blocking_call: self.top_blocking_call(&spans),
             binder: (!spans.is_empty()).then(|| self.binder(&spans)),
             cause: cause(stage, evidence.as_ref()),
@@ -311,20 +311,22 @@ impl<'t> ThreadSource<'t> {
             .collect()
     }
 
-    /// `slices` (tid, ts, dur) summed as `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice` give them.
-    fn times(&self, slices: &[(i32, i64, i64)]) -> ThreadTimes {
+    /// `slices` (tid, ts, dur) summed as `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice` give them;
+    /// `None` when the scheduler says nothing of the thread over them (no state, as Perfetto gives no row).
+    fn times(&self, slices: &[ThreadSlice]) -> Option<ThreadTimes> {
         let mut t = ThreadTimes::default();
-        let mut total = Some(0);
+        let (mut any, mut total) = (false, Some(0));
         for &(tid, ts, dur) in slices {
             for p in self.sched.time_in_state(tid, ts, dur) {
                 let kind = StateKind::of(self.sched.state_name(p.state).unwrap_or(""), p.io_wait);
                 t.add(kind, p.dur);
+                any = true;
             }
             let slice = self.sched.millicycles(tid, ts, dur).map(megacycles);
             total = total.zip(slice).map(|(a, b)| a + b);
         }
         t.megacycles = total;
-        t
+        any.then_some(t)
     }
 
     /// The thread's calls overlapping `[a, b)`.
