@@ -303,8 +303,12 @@ fn text_head(head: &[u8]) -> Option<String> {
     (!text.contains('\0')).then_some(text)
 }
 
-/// `Ok` if `head` starts like a Perfetto `Trace`, else why not.
-fn trace_like(head: &[u8]) -> std::result::Result<(), String> {
+/// `Ok` if `head` starts like a Perfetto `Trace`, else why not. Empty packets first (`0a 00`, as Perfetto's own
+/// test generator writes them) are a trace's; what follows them decides.
+fn trace_like(mut head: &[u8]) -> std::result::Result<(), String> {
+    while let Some(rest) = head.strip_prefix(&[0x0a, 0x00]) {
+        head = rest;
+    }
     let Some((first, rest)) = head.split_first() else {
         return Ok(());
     };
@@ -422,8 +426,13 @@ mod tests {
         let text = write("a.pftrace", b"hello").unwrap_err();
         assert!(text.contains("starts with bytes 68 65 6c 6c"), "{text}");
         assert!(text.contains("dumpsys gfxinfo"), "{text}");
-        let zero = write("z", &[0x0a, 0x00]).unwrap_err();
-        assert!(zero.contains("implausible packet length 0"), "{zero}");
+        // Empty packets, then a packet: a trace; empty packets then text: not one.
+        assert_eq!(
+            write("z", &[0x0a, 0x00, 0x0a, 0x00, 0x0a, 0x85, 0x01]),
+            perfetto
+        );
+        let zero_text = write("zt", &[0x0a, 0x00, b'h', b'i']).unwrap_err();
+        assert!(zero_text.contains("starts with bytes 68 69"), "{zero_text}");
         let huge = write("h", &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap_err();
         assert!(huge.contains("implausible"), "{huge}");
         let cut = write("c", &[0x0a, 0x85]).unwrap_err();

@@ -133,47 +133,50 @@ const WAKING_PID: u32 = 8;
 const WAKING_COMM_INDEX: u32 = 11;
 const WAKING_COMMON_FLAGS: u32 = 12;
 
-/// A packed repeated varint field, decoded (a writer may split it in chunks: they are appended).
-fn packed(into: &mut Vec<u64>, bytes: &[u8]) -> Result<(), WireError> {
-    let mut w = Bytes::new(bytes);
-    while !w.at_eof() {
-        into.push(w.varint()?);
-    }
-    Ok(())
+/// The chunks of a packed repeated varint field (a writer may split one; usually there is one), read in place.
+type Chunks<'a> = smallvec::SmallVec<[&'a [u8]; 1]>;
+
+/// The varints of a packed field's chunks, in order; a malformed varint ends the field.
+fn varints<'c>(chunks: &'c Chunks<'_>) -> impl Iterator<Item = u64> + 'c {
+    chunks.iter().flat_map(|chunk| {
+        let mut w = Bytes::new(chunk);
+        std::iter::from_fn(move || (!w.at_eof()).then(|| w.varint().ok()).flatten())
+    })
 }
 
 /// `FtraceEventBundle.compact_sched`: its switches, then its wakings (each array in time order; the caller
-/// sorts all events by time), with their raw timestamps. A switch or waking whose arrays are shorter than its
-/// timestamps' is dropped.
+/// sorts all events by time), with their raw timestamps. An event whose arrays are shorter than its
+/// timestamps' is dropped. The packed arrays are read in place, without a copy.
 pub(super) fn compact<'a>(
     msg: &'a [u8],
     emit: &mut dyn FnMut(u64, SchedEvent<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(msg);
-    let mut table: Vec<&[u8]> = Vec::new();
-    let mut arrays: [Vec<u64>; 13] = Default::default();
+    let mut table: smallvec::SmallVec<[&[u8]; 32]> = smallvec::SmallVec::new();
+    let mut fields: [Chunks<'_>; 13] = Default::default();
     while !wire.at_eof() {
         match wire.key()? {
             (INTERN_TABLE, LEN) => table.push(wire.bytes()?),
-            (f @ 1..=12, LEN) => packed(&mut arrays[f as usize], wire.bytes()?)?,
-            (f @ 1..=12, VARINT) => arrays[f as usize].push(wire.varint()?),
+            (f @ 1..=12, LEN) => fields[f as usize].push(wire.bytes()?),
             (_, wt) => wire.skip_value(wt)?,
         }
     }
-    let name = |index: Option<&u64>| -> &'a [u8] {
+    let name = |index: Option<u64>| -> &'a [u8] {
         index
-            .and_then(|i| table.get(usize::try_from(*i).ok()?))
+            .and_then(|i| table.get(usize::try_from(i).ok()?))
             .copied()
             .unwrap_or(&[])
     };
-    let a = &arrays;
+    let field = |f: u32| varints(&fields[f as usize]);
+    let (mut states, mut pids, mut comms) = (
+        field(SWITCH_PREV_STATE),
+        field(SWITCH_NEXT_PID),
+        field(SWITCH_NEXT_COMM_INDEX),
+    );
     let mut ts = 0u64;
-    for (i, delta) in a[SWITCH_TIMESTAMP as usize].iter().enumerate() {
-        ts = ts.wrapping_add(*delta);
-        let (Some(state), Some(next)) = (
-            a[SWITCH_PREV_STATE as usize].get(i),
-            a[SWITCH_NEXT_PID as usize].get(i),
-        ) else {
+    for delta in field(SWITCH_TIMESTAMP) {
+        ts = ts.wrapping_add(delta);
+        let (Some(state), Some(next)) = (states.next(), pids.next()) else {
             break;
         };
         emit(
@@ -182,30 +185,31 @@ pub(super) fn compact<'a>(
                 prev_tid: None,
                 prev_comm: &[],
                 // Packed int64 / int32: the varint is the two's complement.
-                prev_state: *state as i64,
-                next_tid: *next as i32,
-                next_comm: name(a[SWITCH_NEXT_COMM_INDEX as usize].get(i)),
+                prev_state: state as i64,
+                next_tid: next as i32,
+                next_comm: name(comms.next()),
             },
         );
     }
+    let (mut pids, mut comms, mut flags) = (
+        field(WAKING_PID),
+        field(WAKING_COMM_INDEX),
+        field(WAKING_COMMON_FLAGS),
+    );
     let mut ts = 0u64;
-    for (i, delta) in a[WAKING_TIMESTAMP as usize].iter().enumerate() {
-        ts = ts.wrapping_add(*delta);
-        let Some(pid) = a[WAKING_PID as usize].get(i) else {
+    for delta in field(WAKING_TIMESTAMP) {
+        ts = ts.wrapping_add(delta);
+        let Some(pid) = pids.next() else {
             break;
         };
         emit(
             ts,
             SchedEvent::Waking {
-                tid: *pid as i32,
-                comm: name(a[WAKING_COMM_INDEX as usize].get(i)),
+                tid: pid as i32,
+                comm: name(comms.next()),
                 waker: None,
                 // Perfetto reads an absent flags array as 0.
-                common_flags: Some(
-                    a[WAKING_COMMON_FLAGS as usize]
-                        .get(i)
-                        .map_or(0, |f| *f as u32),
-                ),
+                common_flags: Some(flags.next().map_or(0, |f| f as u32)),
             },
         );
     }
