@@ -165,7 +165,7 @@ dequeueBuffer or waitForBufferRelease to stuffing and inside a fence wait to gpu
 code); otherwise by state: R (runnable) to cpu_starved, R+ to preempted, D/DK with io_wait to io, S and other \
 D to sleeping[:<innermost section>], Running to slow_code:<innermost section> (the span's own name when no \
 section is inside). Running time counts as one bucket little_core when at least half of it ran on the little \
-cluster (needs the CpuInfo packet: linux.system_info), else as low_frequency when its mean CPU frequency was \
+cluster (needs the CpuInfo packet's clusters, which ftl does not read yet), else as low_frequency when its mean CPU frequency was \
 below half the highest those CPUs reached (needs power/cpu_frequency). Binder time counts as one bucket \
 whatever the servers, and lock time whatever the owners, each named after the server or owner with the most \
 time. The largest bucket is the cause \
