@@ -198,11 +198,9 @@ pub enum TrackEventPhase {
 /// `task.proto`); what it means is the model's (`model::sched`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sched {
-    /// `sched_switch` on `cpu`: `prev_tid` leaves in the raw task state `prev_state`, `next_tid` runs.
+    /// `sched_switch` on the event's CPU: `prev_tid` leaves in the raw task state `prev_state`, `next_tid` runs.
     /// `prev_tid` is `None` from `compact_sched` (the thread last switched in on that CPU).
     Switch {
-        /// The CPU.
-        cpu: u32,
         /// The thread switched out, if the event names it.
         prev_tid: Option<i32>,
         /// Its raw `prev_state` (kernel task state bits, decoded by kernel version).
@@ -210,11 +208,9 @@ pub enum Sched {
         /// The thread switched in.
         next_tid: i32,
     },
-    /// `sched_waking` recorded on `cpu`: `tid` woken by `waker` (`None` from `compact_sched`: the thread
-    /// running on `cpu`).
+    /// `sched_waking` recorded on the event's CPU: `tid` woken by `waker` (`None` from `compact_sched`: the
+    /// thread running on that CPU).
     Waking {
-        /// The CPU the event was recorded on.
-        cpu: u32,
         /// The woken thread.
         tid: i32,
         /// The waking thread, if the event names it.

@@ -12,8 +12,9 @@
 use super::binder::{
     self, BinderEvent, EVENT_BINDER_TRANSACTION, EVENT_BINDER_TRANSACTION_RECEIVED,
 };
+use super::event::Sched;
 use super::sched::{
-    self, SchedEvent, EVENT_CPU_FREQUENCY, EVENT_SCHED_BLOCKED_REASON, EVENT_SCHED_SWITCH,
+    self, Names, EVENT_CPU_FREQUENCY, EVENT_SCHED_BLOCKED_REASON, EVENT_SCHED_SWITCH,
     EVENT_SCHED_WAKING,
 };
 use super::wire::{prefetch, Bytes, Framing, WireError, LEN, VARINT};
@@ -57,7 +58,9 @@ pub(super) enum FtraceItem<'a> {
         /// Raw timestamp, ns.
         ts: u64,
         /// The event.
-        event: SchedEvent<'a>,
+        event: Sched,
+        /// The thread names it gives.
+        names: Names<'a>,
     },
     /// `binder_transaction` or `binder_transaction_received` ([`binder`]).
     Binder {
@@ -116,9 +119,11 @@ pub(super) fn walk<'a>(
             (BUNDLE_EVENT, LEN) => event(wire.bytes()?, emit)?,
             (BUNDLE_CPU, VARINT) => cpu = wire.varint()? as u32,
             (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint()?,
-            (BUNDLE_COMPACT_SCHED, LEN) => sched::compact(wire.bytes()?, &mut |ts, event| {
-                emit(FtraceItem::Sched { ts, event })
-            })?,
+            (BUNDLE_COMPACT_SCHED, LEN) => {
+                sched::compact(wire.bytes()?, &mut |ts, event, names| {
+                    emit(FtraceItem::Sched { ts, event, names })
+                })?
+            }
             _ => wire.skip_value(wire_type)?,
         }
     }
@@ -274,11 +279,12 @@ fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<()
                         {
                             // Perfetto's ParseTaskNewTask: the swapper's children (tid 0) are no threads.
                             if new != 0 {
-                                let event = SchedEvent::NewTask {
+                                let event = Sched::NewTask {
                                     tid: new,
                                     parent: tid,
                                 };
-                                emit(FtraceItem::Sched { ts, event });
+                                let names = [None, None];
+                                emit(FtraceItem::Sched { ts, event, names });
                             }
                         }
                     }
@@ -302,8 +308,8 @@ fn event<'a>(bytes: &'a [u8], emit: &mut dyn FnMut(FtraceItem<'a>)) -> Result<()
                 | EVENT_CPU_FREQUENCY,
                 LEN,
             ) => {
-                if let Some(event) = sched::event(field, wire.bytes()?, tid)? {
-                    emit(FtraceItem::Sched { ts, event });
+                if let Some((event, names)) = sched::event(field, wire.bytes()?, tid)? {
+                    emit(FtraceItem::Sched { ts, event, names });
                 }
                 return Ok(());
             }
@@ -374,8 +380,8 @@ pub(super) mod tests {
                 (BUNDLE_CPU, VARINT) => cpu = wire.varint().map_err(err)? as u32,
                 (BUNDLE_FTRACE_CLOCK, VARINT) => clock = wire.varint().map_err(err)?,
                 (BUNDLE_COMPACT_SCHED, LEN) => {
-                    sched::compact(wire.bytes().map_err(err)?, &mut |ts, event| {
-                        items.push(FtraceItem::Sched { ts, event })
+                    sched::compact(wire.bytes().map_err(err)?, &mut |ts, event, names| {
+                        items.push(FtraceItem::Sched { ts, event, names })
                     })
                     .map_err(err)?
                 }
@@ -633,38 +639,38 @@ pub(super) mod tests {
         let mut items = Vec::new();
         let walked = walk(&bundle, &mut |i| items.push(i)).unwrap();
         assert_eq!(walked.cpu, 3);
-        let switch = |prev_tid, prev_comm: &'static [u8], prev_state, next_tid, next_comm| {
-            SchedEvent::Switch {
-                prev_tid,
-                prev_comm,
-                prev_state,
-                next_tid,
-                next_comm,
-            }
+        let switch = |prev_tid, prev_state, next_tid| Sched::Switch {
+            prev_tid,
+            prev_state,
+            next_tid,
         };
+        let name = |tid, comm: &'static [u8]| Some((tid, comm));
         assert_eq!(
             items,
             [
                 FtraceItem::Sched {
                     ts: 100,
-                    event: switch(Some(1), b"a", 1, 42, b"RenderThread")
+                    event: switch(Some(1), 1, 42),
+                    names: [name(1, b"a"), name(42, b"RenderThread")]
                 },
                 FtraceItem::Sched {
                     ts: 200,
-                    event: switch(None, b"", 0, 0, b"swapper")
+                    event: switch(None, 0, 0),
+                    names: [name(0, b"swapper"), None]
                 },
                 FtraceItem::Sched {
                     ts: 205,
-                    event: switch(None, b"", 1, 43, b"RenderThread")
+                    event: switch(None, 1, 43),
+                    names: [name(43, b"RenderThread"), None]
                 },
                 FtraceItem::Sched {
                     ts: 210,
-                    event: SchedEvent::Waking {
+                    event: Sched::Waking {
                         tid: 42,
-                        comm: b"RenderThread",
                         waker: None,
                         common_flags: Some(0x10)
-                    }
+                    },
+                    names: [None, None]
                 },
             ]
         );
@@ -680,14 +686,15 @@ pub(super) mod tests {
         for bundle in bundles(&trace) {
             walk(bundle, &mut |i| match i {
                 FtraceItem::Sched {
-                    event: SchedEvent::Switch { next_comm, .. },
+                    event: Sched::Switch { .. },
+                    names: [next, _],
                     ..
                 } => {
                     switches += 1;
-                    named += usize::from(!next_comm.is_empty());
+                    named += usize::from(next.is_some_and(|(_, comm)| !comm.is_empty()));
                 }
                 FtraceItem::Sched {
-                    event: SchedEvent::Waking { .. },
+                    event: Sched::Waking { .. },
                     ..
                 } => wakings += 1,
                 _ => {}

@@ -9,7 +9,6 @@ use super::event::{BinderEvent, Event, FrameTimelineEvent, Sched, SystemInfo, Tr
 use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
-use super::sched::SchedEvent;
 use super::staged::Batch;
 use super::wire::{Bytes, Framing, WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
@@ -321,52 +320,13 @@ impl<'s> PacketDecoder<'s> {
         for item in items.drain(..) {
             match item {
                 FtraceItem::ThreadName { ts, tid, name } => self.comm(ts, tid, name.as_bytes()),
-                FtraceItem::Sched { ts, event } => {
-                    let owned = match event {
-                        SchedEvent::Switch {
-                            prev_tid,
-                            prev_comm,
-                            prev_state,
-                            next_tid,
-                            next_comm,
-                        } => {
-                            if let Some(prev) = prev_tid {
-                                self.comm(ts, prev, prev_comm);
-                            }
-                            self.comm(ts, next_tid, next_comm);
-                            Sched::Switch {
-                                cpu,
-                                prev_tid,
-                                prev_state,
-                                next_tid,
-                            }
-                        }
-                        SchedEvent::Waking {
-                            tid,
-                            comm,
-                            waker,
-                            common_flags,
-                        } => {
-                            // Perfetto names threads from ftrace wakings, not from compact_sched's.
-                            if waker.is_some() {
-                                self.comm(ts, tid, comm);
-                            }
-                            Sched::Waking {
-                                cpu,
-                                tid,
-                                waker,
-                                common_flags,
-                            }
-                        }
-                        SchedEvent::NewTask { tid, parent } => Sched::NewTask { tid, parent },
-                        SchedEvent::BlockedReason { tid, io_wait } => {
-                            Sched::BlockedReason { tid, io_wait }
-                        }
-                        SchedEvent::CpuFrequency { cpu, khz } => Sched::CpuFrequency { cpu, khz },
-                    };
+                FtraceItem::Sched { ts, event, names } => {
+                    for (tid, comm) in names.into_iter().flatten() {
+                        self.comm(ts, tid, comm);
+                    }
                     self.summary.sched_events += 1;
                     match clock {
-                        Some(clock) => self.timed(clock, ts, Timed::Sched { cpu, event: owned }),
+                        Some(clock) => self.timed(clock, ts, Timed::Sched { cpu, event }),
                         None => self.summary.unconvertible_timestamps += 1,
                     }
                 }

@@ -1,9 +1,10 @@
-//! The scheduler's ftrace events in a bundle → [`SchedEvent`]s: `sched_switch`, `sched_waking`,
+//! The scheduler's ftrace events in a bundle → [`Sched`] events and the thread names they give: `sched_switch`, `sched_waking`,
 //! `sched_blocked_reason`, `cpu_frequency`, `task_newtask`'s parent, and `compact_sched` (switch and waking
 //! arrays, timestamps delta-encoded, names interned per bundle). Field numbers: `sched.proto`,
 //! `power.proto`, `task.proto`, `ftrace_event_bundle.proto` (google/perfetto @ ec5d16b1). What the events mean
 //! (thread states) is the model's ([`crate::model::sched`]).
 
+use super::event::Sched;
 use super::wire::{Bytes, Framing, WireError, LEN, VARINT};
 
 /// `FtraceEvent` payload field numbers of the events read here.
@@ -12,65 +13,17 @@ pub(super) const EVENT_CPU_FREQUENCY: u32 = 11;
 pub(super) const EVENT_SCHED_BLOCKED_REASON: u32 = 18;
 pub(super) const EVENT_SCHED_WAKING: u32 = 20;
 
-/// One scheduler event, its comms borrowed from the bundle. Timestamps travel beside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchedEvent<'a> {
-    /// `sched_switch` on the bundle's CPU: `prev_tid` (`None` in `compact_sched`, whose switches name only the
-    /// next thread: the previous one is the CPU's last) leaves in `prev_state`, `next_tid` runs.
-    Switch {
-        /// The thread switched out, if the event says.
-        prev_tid: Option<i32>,
-        /// Its comm (empty when not recorded).
-        prev_comm: &'a [u8],
-        /// Its raw `prev_state` (kernel task state bits).
-        prev_state: i64,
-        /// The thread switched in.
-        next_tid: i32,
-        /// Its comm.
-        next_comm: &'a [u8],
-    },
-    /// `sched_waking`: `tid` made runnable by `waker` (the event's thread; `None` in `compact_sched`: the
-    /// thread running on the bundle's CPU).
-    Waking {
-        /// The woken thread.
-        tid: i32,
-        /// Its comm.
-        comm: &'a [u8],
-        /// The waking thread, if the event says.
-        waker: Option<i32>,
-        /// `waking_common_flags` of `compact_sched` (hard / soft IRQ bits), if recorded.
-        common_flags: Option<u32>,
-    },
-    /// `task_newtask`: `tid` created by `parent` (runnable from its creation).
-    NewTask {
-        /// The new thread.
-        tid: i32,
-        /// The creating thread (the event's).
-        parent: i32,
-    },
-    /// `sched_blocked_reason`: why `tid`'s last blocked state blocked.
-    BlockedReason {
-        /// The thread.
-        tid: i32,
-        /// `io_wait`, if recorded.
-        io_wait: Option<bool>,
-    },
-    /// `cpu_frequency`: `cpu` now runs at `khz`.
-    CpuFrequency {
-        /// The CPU.
-        cpu: u32,
-        /// Its frequency, kHz.
-        khz: u32,
-    },
-}
+/// The thread names an event gives (`prev_comm`, `next_comm`, a waking's `comm`), borrowed from the bundle:
+/// (tid, comm) pairs, empty comms left out by the reader.
+pub type Names<'a> = [Option<(i32, &'a [u8])>; 2];
 
-/// Reads the payload `field` of an event written by `tid` into its [`SchedEvent`]; `None` for a payload
-/// without the fields the event needs.
+/// Reads the payload `field` of an event written by `tid` into its [`Sched`] event and the thread names it
+/// gives; `None` for a payload without the fields the event needs.
 pub(super) fn event(
     field: u32,
     payload: &[u8],
     tid: i32,
-) -> Result<Option<SchedEvent<'_>>, WireError> {
+) -> Result<Option<(Sched, Names<'_>)>, WireError> {
     let mut wire = Bytes::new(payload);
     // Up to seven numeric fields and two strings, by field number.
     let mut num = [None::<u64>; 8];
@@ -89,33 +42,40 @@ pub(super) fn event(
             let (Some(prev), Some(next)) = (int(2), int(6)) else {
                 return Ok(None);
             };
-            Some(SchedEvent::Switch {
+            let event = Sched::Switch {
                 prev_tid: Some(prev),
-                prev_comm: text[1],
                 prev_state: num[4].unwrap_or(0) as i64,
                 next_tid: next,
-                next_comm: text[5],
-            })
+            };
+            Some((event, [Some((prev, text[1])), Some((next, text[5]))]))
         }
         // comm 1, pid 2.
-        EVENT_SCHED_WAKING => int(2).map(|woken| SchedEvent::Waking {
-            tid: woken,
-            comm: text[1],
-            waker: Some(tid),
-            // Perfetto's ParseSchedWaking passes no flags: irq_context is null for ftrace wakings.
-            common_flags: None,
+        EVENT_SCHED_WAKING => int(2).map(|woken| {
+            let event = Sched::Waking {
+                tid: woken,
+                waker: Some(tid),
+                // Perfetto's ParseSchedWaking passes no flags: irq_context is null for ftrace wakings.
+                common_flags: None,
+            };
+            (event, [Some((woken, text[1])), None])
         }),
         // pid 1, io_wait 3.
-        EVENT_SCHED_BLOCKED_REASON => int(1).map(|blocked| SchedEvent::BlockedReason {
-            tid: blocked,
-            io_wait: num[3].map(|v| v != 0),
+        EVENT_SCHED_BLOCKED_REASON => int(1).map(|blocked| {
+            let event = Sched::BlockedReason {
+                tid: blocked,
+                io_wait: num[3].map(|v| v != 0),
+            };
+            (event, [None, None])
         }),
         // state 1, cpu_id 2.
         EVENT_CPU_FREQUENCY => match (num[1], num[2]) {
-            (Some(khz), Some(cpu)) => Some(SchedEvent::CpuFrequency {
-                cpu: cpu as u32,
-                khz: khz as u32,
-            }),
+            (Some(khz), Some(cpu)) => Some((
+                Sched::CpuFrequency {
+                    cpu: cpu as u32,
+                    khz: khz as u32,
+                },
+                [None, None],
+            )),
             _ => None,
         },
         _ => None,
@@ -130,7 +90,6 @@ const INTERN_TABLE: u32 = 5;
 const SWITCH_NEXT_COMM_INDEX: u32 = 6;
 const WAKING_TIMESTAMP: u32 = 7;
 const WAKING_PID: u32 = 8;
-const WAKING_COMM_INDEX: u32 = 11;
 const WAKING_COMMON_FLAGS: u32 = 12;
 
 /// The chunks of a packed repeated varint field (a writer may split one; usually there is one), read in place.
@@ -149,7 +108,7 @@ fn varints<'c>(chunks: &'c Chunks<'_>) -> impl Iterator<Item = u64> + 'c {
 /// timestamps' is dropped. The packed arrays are read in place, without a copy.
 pub(super) fn compact<'a>(
     msg: &'a [u8],
-    emit: &mut dyn FnMut(u64, SchedEvent<'a>),
+    emit: &mut dyn FnMut(u64, Sched, Names<'a>),
 ) -> Result<(), WireError> {
     let mut wire = Bytes::new(msg);
     let mut table: smallvec::SmallVec<[&[u8]; 32]> = smallvec::SmallVec::new();
@@ -179,39 +138,30 @@ pub(super) fn compact<'a>(
         let (Some(state), Some(next)) = (states.next(), pids.next()) else {
             break;
         };
-        emit(
-            ts,
-            SchedEvent::Switch {
-                prev_tid: None,
-                prev_comm: &[],
-                // Packed int64 / int32: the varint is the two's complement.
-                prev_state: state as i64,
-                next_tid: next as i32,
-                next_comm: name(comms.next()),
-            },
-        );
+        let next = next as i32;
+        let event = Sched::Switch {
+            prev_tid: None,
+            // Packed int64 / int32: the varint is the two's complement.
+            prev_state: state as i64,
+            next_tid: next,
+        };
+        emit(ts, event, [Some((next, name(comms.next()))), None]);
     }
-    let (mut pids, mut comms, mut flags) = (
-        field(WAKING_PID),
-        field(WAKING_COMM_INDEX),
-        field(WAKING_COMMON_FLAGS),
-    );
+    // Perfetto names no thread from compact_sched's wakings: their comms are not read.
+    let (mut pids, mut flags) = (field(WAKING_PID), field(WAKING_COMMON_FLAGS));
     let mut ts = 0u64;
     for delta in field(WAKING_TIMESTAMP) {
         ts = ts.wrapping_add(delta);
         let Some(pid) = pids.next() else {
             break;
         };
-        emit(
-            ts,
-            SchedEvent::Waking {
-                tid: pid as i32,
-                comm: name(comms.next()),
-                waker: None,
-                // Perfetto reads an absent flags array as 0.
-                common_flags: Some(flags.next().map_or(0, |f| f as u32)),
-            },
-        );
+        let event = Sched::Waking {
+            tid: pid as i32,
+            waker: None,
+            // Perfetto reads an absent flags array as 0.
+            common_flags: Some(flags.next().map_or(0, |f| f as u32)),
+        };
+        emit(ts, event, [None, None]);
     }
     Ok(())
 }

@@ -295,18 +295,21 @@ pub fn kernel_version(release: Option<&str>) -> (u32, u32) {
 #[derive(Debug, Default)]
 pub struct SchedBuilder {
     /// Per queue, its events in the order read.
-    queues: Vec<Vec<(i64, SchedEvent)>>,
+    queues: Vec<Vec<Queued>>,
     /// The queue of each (kind, CPU), in the order they were first met.
     queue_of: FxHashMap<(u8, u32), usize>,
 }
+
+/// A queued event: time (ns), the CPU of its ftrace bundle, the event.
+type Queued = (i64, u32, SchedEvent);
 
 /// Trace processor's sorter (`sorter/trace_sorter.cc`, `SortAndExtractEventsUntilAllocId`): each queue sorted
 /// by time (stable), then repeatedly the queue whose first event is earliest (the first queue on ties) hands on
 /// its events up to and including the next queue's earliest time. Equal timestamps on different CPUs thus come
 /// out in the order Perfetto parses them.
-fn merge(mut queues: Vec<Vec<(i64, SchedEvent)>>) -> Vec<(i64, SchedEvent)> {
+fn merge(mut queues: Vec<Vec<Queued>>) -> Vec<Queued> {
     for q in &mut queues {
-        q.sort_by_key(|(ts, _)| *ts);
+        q.sort_by_key(|(ts, ..)| *ts);
     }
     let total = queues.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(total);
@@ -314,7 +317,7 @@ fn merge(mut queues: Vec<Vec<(i64, SchedEvent)>>) -> Vec<(i64, SchedEvent)> {
     loop {
         let (mut min, mut second) = ((usize::MAX, i64::MAX), i64::MAX);
         for (i, q) in queues.iter().enumerate() {
-            let Some((ts, _)) = q.get(heads[i]) else {
+            let Some((ts, ..)) = q.get(heads[i]) else {
                 continue;
             };
             if min.0 == usize::MAX || *ts < min.1 {
@@ -328,7 +331,10 @@ fn merge(mut queues: Vec<Vec<(i64, SchedEvent)>>) -> Vec<(i64, SchedEvent)> {
             break;
         };
         let from = heads[min.0];
-        let n = q[from..].iter().take_while(|(ts, _)| *ts <= second).count();
+        let n = q[from..]
+            .iter()
+            .take_while(|(ts, ..)| *ts <= second)
+            .count();
         out.extend_from_slice(&q[from..from + n.max(1)]);
         heads[min.0] += n.max(1);
     }
@@ -462,7 +468,7 @@ impl SchedBuilder {
         if q == next {
             self.queues.push(Vec::new());
         }
-        self.queues[q].push((ts_ns, event));
+        self.queues[q].push((ts_ns, cpu, event));
     }
 
     /// The model, `None` without any scheduler event. `kernel_release` (`uname`) decides how `prev_state`
@@ -483,10 +489,9 @@ impl SchedBuilder {
         let mut on_cpu: FxHashMap<u32, i32> = FxHashMap::default();
         let mut frequencies: FxHashMap<u32, Vec<(i64, u32)>> = FxHashMap::default();
         let mut decoded: FxHashMap<i64, Option<u16>> = FxHashMap::default();
-        for (ts, event) in merge(self.queues) {
+        for (ts, cpu, event) in merge(self.queues) {
             match event {
                 SchedEvent::Switch {
-                    cpu,
                     prev_tid,
                     prev_state,
                     next_tid,
@@ -509,7 +514,6 @@ impl SchedBuilder {
                     t.switch(ts, cpu, prev, state, next_tid);
                 }
                 SchedEvent::Waking {
-                    cpu,
                     tid,
                     waker,
                     common_flags,
@@ -537,9 +541,9 @@ impl SchedBuilder {
                         }
                     }
                 }
-                SchedEvent::CpuFrequency { cpu, khz } => {
+                SchedEvent::CpuFrequency { cpu: target, khz } => {
                     coverage.cpu_frequency = true;
-                    frequencies.entry(cpu).or_default().push((ts, khz));
+                    frequencies.entry(target).or_default().push((ts, khz));
                 }
             }
         }
@@ -586,7 +590,6 @@ mod tests {
 
     fn switch(prev: i32, prev_state: i64, next: i32) -> SchedEvent {
         SchedEvent::Switch {
-            cpu: 0,
             prev_tid: Some(prev),
             prev_state,
             next_tid: next,
@@ -595,7 +598,6 @@ mod tests {
 
     fn waking(tid: i32, waker: i32) -> SchedEvent {
         SchedEvent::Waking {
-            cpu: 0,
             tid,
             waker: Some(waker),
             common_flags: None,
