@@ -84,7 +84,9 @@ pub enum Input {
 /// [`analysis::analyze_each`] makes them). Errors: those of [`analyze_path`] before the analysis.
 pub fn open_input(path: &Path, config: &analysis::Config) -> Result<Input> {
     Ok(match source_of(path, config)? {
-        model::Source::Perfetto => Input::Trace(Box::new(load_trace(path, &config.windows)?)),
+        model::Source::Perfetto => {
+            Input::Trace(Box::new(load_trace(path, &config.windows, false)?))
+        }
         model::Source::SfLatency => Input::SfLatency,
         model::Source::Gfxinfo => Input::Gfxinfo,
         model::Source::Logcat => Input::Logcat,
@@ -181,6 +183,25 @@ pub fn load_path(path: &Path) -> Result<LoadedTrace> {
 /// windows found are in [`LoadedTrace::windows`]. Errors: those of [`load_path`], and [`Error::Usage`] for a
 /// `--marker` that names no section of the trace.
 pub fn load_path_in(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
+    load_checked(path, windows, false)
+}
+
+/// [`load_path_in`] keeping the scheduling states of every thread in [`model::sched::Sched::thread_states`]
+/// (Perfetto's whole `thread_state` table), where a load keeps only those of the threads that draw frames
+/// (`Choreographer#doFrame*`, `DrawFrame*`). Memory: one 48-byte row per state change of the trace.
+pub fn load_path_all_thread_states(
+    path: &Path,
+    windows: &model::window::WindowSpec,
+) -> Result<LoadedTrace> {
+    load_checked(path, windows, true)
+}
+
+/// [`load_trace`] after checking that `path` is not a text capture.
+fn load_checked(
+    path: &Path,
+    windows: &model::window::WindowSpec,
+    all_thread_states: bool,
+) -> Result<LoadedTrace> {
     if let Ok(Ok(source)) = input::detect(path) {
         if source != model::Source::Perfetto {
             return Err(Error::Capture {
@@ -193,11 +214,15 @@ pub fn load_path_in(path: &Path, windows: &model::window::WindowSpec) -> Result<
             });
         }
     }
-    load_trace(path, windows)
+    load_trace(path, windows, all_thread_states)
 }
 
 /// [`load_path_in`] for a file already known to be (or to be meant as) a Perfetto trace.
-fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<LoadedTrace> {
+fn load_trace(
+    path: &Path,
+    windows: &model::window::WindowSpec,
+    all_thread_states: bool,
+) -> Result<LoadedTrace> {
     let filter = model::SectionFilter {
         markers: windows.markers.clone(),
     };
@@ -213,11 +238,19 @@ fn load_trace(path: &Path, windows: &model::window::WindowSpec) -> Result<Loaded
             })?;
         Ok((builder, decode, opened.file_bytes, opened.compression))
     };
-    let early = TimelineBuilder::with_sections(filter.clone());
+    let new_builder = || {
+        let b = TimelineBuilder::with_sections(filter.clone());
+        if all_thread_states {
+            b.all_thread_states()
+        } else {
+            b
+        }
+    };
+    let early = new_builder();
     let (mut builder, mut decode, file_bytes, compression) = decode_into(early)?;
     if builder.paired_out_of_order() {
         // Events far behind the others: read again, pairing once all are known.
-        let whole = TimelineBuilder::with_sections(filter.clone()).pairing_at_end();
+        let whole = new_builder().pairing_at_end();
         (builder, decode, _, _) = decode_into(whole)?;
     }
     if builder.frame_timeline_events() == 0 {

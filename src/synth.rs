@@ -519,12 +519,12 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
 /// by `k × shift_ns` (ns) and `k × id_stride`:
 /// - FrameTimeline packets: the packet `timestamp` is shifted, and the cookies, tokens and display frame tokens
 ///   are offset;
-/// - ftrace packets (`ftrace_events`): every `FtraceEvent.timestamp` is shifted, and in `print` buffers the vsync
-///   id of `Choreographer#doFrame <id>`, `DrawFrame <id>` and `DrawFrames <id>` is offset, so that each copy's
-///   app sections join its own FrameTimeline slices.
+/// - ftrace packets (`ftrace_events`): every `FtraceEvent.timestamp` and the `compact_sched` timestamps are
+///   shifted, and in `print` buffers the vsync id of `Choreographer#doFrame <id>`, `DrawFrame <id>` and
+///   `DrawFrames <id>` is offset, so that each copy's app sections join its own FrameTimeline slices.
 ///
 /// The rewrite is done at the protobuf wire level: every other field, known to ftl or not, is copied byte for
-/// byte (sched events, `compact_sched` — whose timestamps therefore stay those of the original —, interned data,
+/// byte (the fields of sched events, interned data,
 /// `ProcessTree`, clock snapshots ...), and only the lengths of the rewritten messages are re-encoded, as wide as
 /// they were (Perfetto's writer pads them to 4 bytes) unless the new length needs more. Packets inside
 /// `compressed_packets` are not rewritten. Copy 0 is the original, byte for byte. Copies are written one at a
@@ -579,11 +579,15 @@ struct Scratch {
 }
 
 // Field numbers of the messages `replicate` rewrites (trace_packet.proto, ftrace_event_bundle.proto,
-// ftrace_event.proto, ftrace.proto, frameworks_native_trace_packet.proto).
+// ftrace_event.proto, ftrace.proto, frameworks_native_trace_packet.proto, compact_sched in
+// ftrace_event_bundle.proto).
 const PACKET_FTRACE_EVENTS: u32 = 1;
 const PACKET_TIMESTAMP: u32 = 8;
 const PACKET_FRAME_TIMELINE_EVENT: u32 = 76;
 const BUNDLE_EVENT: u32 = 2;
+const BUNDLE_COMPACT_SCHED: u32 = 4;
+const COMPACT_SWITCH_TIMESTAMP: u32 = 1;
+const COMPACT_WAKING_TIMESTAMP: u32 = 7;
 const EVENT_TIMESTAMP: u32 = 1;
 const EVENT_PRINT: u32 = 3;
 const PRINT_BUF: u32 = 2;
@@ -738,6 +742,37 @@ fn shift_bundle(
                 event.clear();
                 shift_ftrace_event(msg, shift, event, print)?;
                 put_len_like(out, raw, msg, event);
+            }
+            (BUNDLE_COMPACT_SCHED, Value::Len(msg)) => {
+                event.clear();
+                shift_compact_sched(msg, shift, event)?;
+                put_len_like(out, raw, msg, event);
+            }
+            _ => out.extend_from_slice(raw),
+        }
+        Ok(())
+    })
+}
+
+/// A `CompactSched`: the first (absolute) delta of its switch and waking timestamp arrays shifted, every other
+/// field as is.
+fn shift_compact_sched(msg: &[u8], shift: Shift, out: &mut Vec<u8>) -> Result<(), String> {
+    let mut shifted = [false; 2];
+    for_each_field(msg, |field, value, raw| {
+        let array = match field {
+            COMPACT_SWITCH_TIMESTAMP => Some(0),
+            COMPACT_WAKING_TIMESTAMP => Some(1),
+            _ => None,
+        };
+        match (array, value) {
+            (Some(i), Value::Len(packed)) if !shifted[i] && !packed.is_empty() => {
+                shifted[i] = true;
+                let mut wire = WireReader::new(packed);
+                let first = wire.varint().map_err(|e| format!("{e:?}"))?;
+                let mut body = Vec::with_capacity(packed.len() + 2);
+                prost::encoding::encode_varint(first.wrapping_add(shift.ns), &mut body);
+                body.extend_from_slice(&packed[wire.offset() as usize..]);
+                put_len_like(out, raw, packed, &body);
             }
             _ => out.extend_from_slice(raw),
         }
@@ -1131,7 +1166,8 @@ mod tests {
 
     #[test]
     fn replicated_ftrace_events_keep_unknown_fields() {
-        // An event with an unknown field (99) before its print, and a print with an unknown field (7).
+        // An event with an unknown field (99) before its print, a print with an unknown field (7), and a
+        // compact_sched.
         let mut print = Vec::new();
         put_varint(&mut print, 7, 5);
         put_len(&mut print, PRINT_BUF, b"B|1|DrawFrame 40\n");
@@ -1160,7 +1196,8 @@ mod tests {
         put_len(&mut event, EVENT_PRINT, &print);
         put_varint(&mut bundle, 1, 3);
         put_len(&mut bundle, BUNDLE_EVENT, &event);
-        put_len(&mut bundle, 4, b"\x0a\x02\x01\x02");
+        // compact_sched's switch timestamps: deltas 1, 2 → the first shifted by 500 (501 = 0xf5 0x03).
+        put_len(&mut bundle, 4, b"\x0a\x03\xf5\x03\x02");
         put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);
         put_varint(&mut packet, 10, 42);
         let mut want = trace.clone();

@@ -292,7 +292,11 @@ fn table(
         markers: marker.map(strings).transpose()?.unwrap_or_default(),
     };
     detached(py, true, || {
-        let trace = ftl::load_path_in(&path, &windows)?;
+        let trace = if which == PerfettoTable::ThreadState {
+            ftl::load_path_all_thread_states(&path, &windows)?
+        } else {
+            ftl::load_path_in(&path, &windows)?
+        };
         perfetto_tables::table(which, &trace.timeline)
     })
     .map(df)

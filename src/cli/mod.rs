@@ -459,7 +459,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 ranges: a.window.ranges()?,
                 markers: a.marker.clone(),
             };
-            let trace = crate::load_path_in(&a.trace, &windows)?;
+            let trace = if a.name == crate::output::perfetto_tables::PerfettoTable::ThreadState {
+                crate::load_path_all_thread_states(&a.trace, &windows)?
+            } else {
+                crate::load_path_in(&a.trace, &windows)?
+            };
             let mut df = crate::output::perfetto_tables::table(a.name, &trace.timeline)?;
             write_table(&mut df, a.format.into(), a.output.as_deref())?;
         }

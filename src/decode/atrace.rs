@@ -253,7 +253,7 @@ pub fn parse(buf: &[u8], keep_name: &dyn Fn(&[u8]) -> bool) -> Parsed {
             let name = if after_tgid.is_empty() {
                 "[empty slice name]".into()
             } else if keep_name(after_tgid) {
-                String::from_utf8_lossy(after_tgid).into_owned()
+                text(after_tgid)
             } else {
                 String::new()
             };

@@ -57,6 +57,8 @@ pub struct FrameLabels {
 }
 
 const _: () = assert!(std::mem::size_of::<FrameLabels>() == 15);
+// A scheduler event is kept until the sorter hands it on (`model::sched`): 16 bytes, 24 with its time.
+const _: () = assert!(std::mem::size_of::<Sched>() == 16);
 
 impl FrameLabels {
     /// `JankType` bitmask.
@@ -203,8 +205,9 @@ pub enum Sched {
     Switch {
         /// The thread switched out, if the event names it.
         prev_tid: Option<i32>,
-        /// Its raw `prev_state` (kernel task state bits, decoded by kernel version).
-        prev_state: i64,
+        /// Its raw `prev_state` (kernel task state bits, decoded by kernel version), truncated to 16 bits as
+        /// Perfetto's `TaskState::FromRawPrevState(uint16_t, …)` takes it.
+        prev_state: u16,
         /// The thread switched in.
         next_tid: i32,
     },
@@ -215,8 +218,9 @@ pub enum Sched {
         tid: i32,
         /// The waking thread, if the event names it.
         waker: Option<i32>,
-        /// `common_flags` (hard / soft IRQ bits), if recorded.
-        common_flags: Option<u32>,
+        /// Whether `common_flags` has a hard or soft IRQ bit (0x08 | 0x10), if recorded (Perfetto's
+        /// `irq_context`).
+        irq: Option<bool>,
     },
     /// `task_newtask`: `tid` created by `parent`.
     NewTask {
@@ -313,14 +317,13 @@ pub enum Event {
         /// The event.
         event: BinderEvent,
     },
-    /// A scheduler event, its timestamp on the trace clock.
+    /// The scheduler events of one ftrace bundle, each with its timestamp on the trace clock (ns), in the order
+    /// read: one event per bundle, not per scheduler event, as a trace holds millions of them.
     Sched {
-        /// Timestamp on the trace clock, ns.
-        ts_ns: i64,
-        /// The CPU of the ftrace bundle it was read from.
+        /// The CPU of the ftrace bundle they were read from.
         cpu: u32,
-        /// The event.
-        event: Sched,
+        /// `(ts_ns, event)`.
+        events: Vec<(i64, Sched)>,
     },
     /// A thread's name from ftrace: `task_newtask`, `task_rename`, or the scheduler's `comm` (which a process
     /// tree's name outranks, as in Perfetto's `ThreadNamePriority`).

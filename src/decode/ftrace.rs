@@ -668,7 +668,7 @@ pub(super) mod tests {
                     event: Sched::Waking {
                         tid: 42,
                         waker: None,
-                        common_flags: Some(0x10)
+                        irq: Some(true)
                     },
                     names: [None, None]
                 },

@@ -89,7 +89,10 @@ impl Timed {
                 name,
             },
             Timed::Binder { tid, event } => Event::Binder { ts_ns, tid, event },
-            Timed::Sched { cpu, event } => Event::Sched { ts_ns, cpu, event },
+            Timed::Sched { cpu, event } => Event::Sched {
+                cpu,
+                events: vec![(ts_ns, event)],
+            },
         }
     }
 }
@@ -317,6 +320,9 @@ impl<'s> PacketDecoder<'s> {
                 return;
             }
         };
+        // The bundle's scheduler events whose time converts go on together (those waiting for a clock
+        // snapshot, one by one).
+        let mut sched = Vec::new();
         for item in items.drain(..) {
             match item {
                 FtraceItem::ThreadName { ts, tid, name } => self.comm(ts, tid, name.as_bytes()),
@@ -326,7 +332,10 @@ impl<'s> PacketDecoder<'s> {
                     }
                     self.summary.sched_events += 1;
                     match clock {
-                        Some(clock) => self.timed(clock, ts, Timed::Sched { cpu, event }),
+                        Some(clock) => match self.clock.to_trace(clock, ts) {
+                            Some(ts_ns) => sched.push((ts_ns, event)),
+                            None => self.pending.push((clock, ts, Timed::Sched { cpu, event })),
+                        },
                         None => self.summary.unconvertible_timestamps += 1,
                     }
                 }
@@ -353,6 +362,9 @@ impl<'s> PacketDecoder<'s> {
             }
         }
         self.items = recycled(items);
+        if !sched.is_empty() {
+            self.emit(Event::Sched { cpu, events: sched });
+        }
     }
 
     /// An ftrace name `comm` of `tid` at raw time `ts` (`task_newtask`, `task_rename`, a scheduler event): a

@@ -44,7 +44,7 @@ pub(super) fn event(
             };
             let event = Sched::Switch {
                 prev_tid: Some(prev),
-                prev_state: num[4].unwrap_or(0) as i64,
+                prev_state: num[4].unwrap_or(0) as u16,
                 next_tid: next,
             };
             Some((event, [Some((prev, text[1])), Some((next, text[5]))]))
@@ -55,7 +55,7 @@ pub(super) fn event(
                 tid: woken,
                 waker: Some(tid),
                 // Perfetto's ParseSchedWaking passes no flags: irq_context is null for ftrace wakings.
-                common_flags: None,
+                irq: None,
             };
             (event, [Some((woken, text[1])), None])
         }),
@@ -91,6 +91,9 @@ const SWITCH_NEXT_COMM_INDEX: u32 = 6;
 const WAKING_TIMESTAMP: u32 = 7;
 const WAKING_PID: u32 = 8;
 const WAKING_COMMON_FLAGS: u32 = 12;
+/// `common_flags` bits of a waking in hard (0x08) or soft (0x10) IRQ context (`TRACE_FLAG_HARDIRQ`,
+/// `TRACE_FLAG_SOFTIRQ`; Perfetto's `irq_context`).
+const IRQ_FLAGS: u64 = 0x08 | 0x10;
 
 /// The chunks of a packed repeated varint field (a writer may split one; usually there is one), read in place.
 type Chunks<'a> = smallvec::SmallVec<[&'a [u8]; 1]>;
@@ -141,8 +144,8 @@ pub(super) fn compact<'a>(
         let next = next as i32;
         let event = Sched::Switch {
             prev_tid: None,
-            // Packed int64 / int32: the varint is the two's complement.
-            prev_state: state as i64,
+            // Packed int64: the varint is the two's complement, of which Perfetto reads 16 bits.
+            prev_state: state as u16,
             next_tid: next,
         };
         emit(ts, event, [Some((next, name(comms.next()))), None]);
@@ -158,8 +161,8 @@ pub(super) fn compact<'a>(
         let event = Sched::Waking {
             tid: pid as i32,
             waker: None,
-            // Perfetto reads an absent flags array as 0.
-            common_flags: Some(flags.next().map_or(0, |f| f as u32)),
+            // Perfetto reads an absent flags array as 0; hard or soft IRQ bits make irq_context.
+            irq: Some(flags.next().is_some_and(|f| f & IRQ_FLAGS != 0)),
         };
         emit(ts, event, [None, None]);
     }

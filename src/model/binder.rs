@@ -13,7 +13,7 @@
 use super::frame::Timeline;
 use super::sections::{AppSections, Section, NO_SECTION};
 use crate::decode::BinderEvent;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The names of the slices binder events make, in [`BinderPairing::set_names`]'s order.
 pub(super) const SLICE_NAMES: [&str; 4] = [
@@ -240,7 +240,10 @@ pub fn str_split<'a>(s: &'a str, delimiter: &str, field: usize) -> Option<&'a st
 /// - async: each `binder transaction async` with a flow to a `binder async rcv`, both processes known;
 ///   `aidl_name` = the next slice by time on the server thread among the AIDL server slices and `binder async
 ///   rcv` slices, unless that is a `binder async rcv`.
-pub fn binder_txns(timeline: &Timeline) -> Vec<BinderTxn> {
+///
+/// Only the transactions whose client thread passes `client` are made (the per-frame columns ask for a few
+/// threads'; the table for all).
+pub fn binder_txns(timeline: &Timeline, client: impl Fn(i32) -> bool) -> Vec<BinderTxn> {
     let app = &timeline.app;
     let sections = &app.sections;
     let named = |i: u32, name: &str| {
@@ -248,10 +251,21 @@ pub fn binder_txns(timeline: &Timeline) -> Vec<BinderTxn> {
             .get(i as usize)
             .is_some_and(|s| app.name(s.name) == name)
     };
-    // AIDL server slices: by direct parent, and (with the async receipts) in time order per thread.
+    let thread_of = |i: u32| sections.get(i as usize).map(|s| s.tid);
+    let flows: Vec<(u32, u32)> = app
+        .flows
+        .iter()
+        .copied()
+        .filter(|&(from, _)| thread_of(from).is_some_and(&client))
+        .collect();
+    let servers: FxHashSet<i32> = flows.iter().filter_map(|&(_, to)| thread_of(to)).collect();
+    // The servers' AIDL slices: by direct parent, and (with the async receipts) in time order per thread.
     let mut aidl_children: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     let mut async_order: FxHashMap<i32, Vec<u32>> = FxHashMap::default();
     for (i, s) in sections.iter().enumerate() {
+        if !servers.contains(&s.tid) {
+            continue;
+        }
         let name = app.name(s.name);
         let aidl = is_aidl_server_name(name);
         if aidl || name == BINDER_ASYNC_RCV {
@@ -276,7 +290,7 @@ pub fn binder_txns(timeline: &Timeline) -> Vec<BinderTxn> {
         (app.name(next.name) != BINDER_ASYNC_RCV).then_some(next)
     };
     let mut rows = Vec::new();
-    for &(from, to) in &app.flows {
+    for (from, to) in flows {
         let (Some(client), Some(server)) = (sections.get(from as usize), sections.get(to as usize))
         else {
             continue;

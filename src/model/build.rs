@@ -76,6 +76,15 @@ impl TimelineBuilder {
         }
     }
 
+    /// This builder, keeping every thread's scheduling states (`ftl table thread_state`), not only those of the
+    /// threads that draw frames.
+    pub fn all_thread_states(self) -> Self {
+        TimelineBuilder {
+            sched: self.sched.all_rows(),
+            ..self
+        }
+    }
+
     /// This builder, pairing the FrameTimeline events and atrace lines only once all are known: for a trace whose
     /// events arrive too far out of order to be paired early ([`TimelineBuilder::paired_out_of_order`]). Memory:
     /// one record of 48 bytes per FrameTimeline event and 16 per atrace line until [`TimelineBuilder::build`].
@@ -83,6 +92,7 @@ impl TimelineBuilder {
         TimelineBuilder {
             pair_at_end: true,
             sections: self.sections.pairing_at_end(),
+            sched: self.sched.at_end(),
             ..self
         }
     }
@@ -96,7 +106,9 @@ impl TimelineBuilder {
     /// late, an atrace line seconds late): the slices may differ from Perfetto's, which sorts every event first.
     /// Decode again into a builder [`TimelineBuilder::pairing_at_end`].
     pub fn paired_out_of_order(&self) -> bool {
-        self.events.broken() || self.sections.paired_out_of_order()
+        self.events.broken()
+            || self.sections.paired_out_of_order()
+            || self.sched.replayed_out_of_order()
     }
 
     /// Takes one event from the decoder.
@@ -114,12 +126,22 @@ impl TimelineBuilder {
             Event::Process { pid, name, uid } => {
                 self.names.insert(pid, (name, uid));
             }
-            Event::SystemInfo(info) => self.system_info = Some(info),
-            Event::Atrace { ts_ns, tid, event } => self.sections.push(ts_ns, tid, event),
+            Event::SystemInfo(info) => {
+                self.sched.kernel_release(info.kernel_release.as_deref());
+                self.system_info = Some(info);
+            }
+            Event::Atrace { ts_ns, tid, event } => {
+                if let crate::decode::Atrace::Begin { name, .. } = &event {
+                    if super::sched::is_frame_slice(name.as_bytes()) {
+                        self.sched.keep(tid, ts_ns);
+                    }
+                }
+                self.sections.push(ts_ns, tid, event);
+            }
             Event::Binder { ts_ns, tid, event } => self.sections.binder(ts_ns, tid, event),
             Event::Thread { tid, tgid, name } => self.sections.thread(tid, tgid, name),
             Event::ThreadName { tid, name } => self.sections.ftrace_thread_name(tid, name),
-            Event::Sched { ts_ns, cpu, event } => self.sched.push(ts_ns, cpu, event),
+            Event::Sched { cpu, events } => self.sched.push(cpu, events),
             Event::TrackDescriptor {
                 uuid,
                 parent_uuid,
@@ -192,14 +214,10 @@ impl TimelineBuilder {
     pub fn build(mut self) -> Timeline {
         let sections = std::mem::take(&mut self.sections);
         let sched = std::mem::take(&mut self.sched);
-        let release = self
-            .system_info
-            .as_ref()
-            .and_then(|i| i.kernel_release.clone());
         std::thread::scope(|scope| {
             // The app sections and the thread states are built on a second core while this thread pairs the
             // FrameTimeline events.
-            let app = scope.spawn(move || (sections.build(), sched.build(release.as_deref())));
+            let app = scope.spawn(move || (sections.build(), sched.build()));
             self.pair(|| {
                 app.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -1,7 +1,7 @@
 //! The thread-slice names ftl keeps beyond frames and markers: Perfetto's critical blocking calls, the binder
 //! server names (`AIDL::…` / `HIDL::…`) and ART's lock contention, each with the Perfetto file its rule
-//! comes from. Asked of every atrace `B` line, so a name is told apart by its first (or last) byte before any
-//! comparison.
+//! comes from. Asked of every atrace `B` line, so a name is told apart by its first (or last) byte, in a table,
+//! before any comparison.
 
 use std::sync::LazyLock;
 
@@ -18,6 +18,7 @@ pub enum NamePattern {
 
 impl NamePattern {
     /// True if `name` matches.
+    #[inline]
     pub fn matches(self, name: &[u8]) -> bool {
         match self {
             NamePattern::Exact(p) => name == p.as_bytes(),
@@ -29,10 +30,6 @@ impl NamePattern {
 
 /// The one substring pattern of [`CRITICAL_BLOCKING_CALLS`].
 const BINDER_TRANSACTION: &str = "binder transaction";
-
-/// Its searcher, built once: [`is_critical_blocking_call`] runs it on every name at least as long.
-static BINDER_TRANSACTION_FINDER: LazyLock<memchr::memmem::Finder<'static>> =
-    LazyLock::new(|| memchr::memmem::Finder::new(BINDER_TRANSACTION));
 
 /// Perfetto's critical blocking calls: the names `_is_relevant_blocking_call_expr` matches in stdlib
 /// `android/critical_blocking_calls.sql` (google/perfetto @ ec5d16b1), without its Handler-message heuristics,
@@ -72,14 +69,44 @@ pub const CRITICAL_BLOCKING_CALLS: [NamePattern; 29] = [
 
 /// True if a thread slice named `name` is one of Perfetto's critical blocking calls ([`CRITICAL_BLOCKING_CALLS`]).
 pub fn is_critical_blocking_call(name: &[u8]) -> bool {
-    // The substring pattern needs a search; every other one starts with the name's first byte.
-    let first = name.first().copied();
-    CRITICAL_BLOCKING_CALLS.iter().any(|p| match *p {
-        NamePattern::Exact(s) | NamePattern::Prefix(s) => {
-            first == s.as_bytes().first().copied() && p.matches(name)
+    by_first_byte(name).any(|(p, critical)| critical && p.matches(name))
+        || contains_binder_transaction(name)
+}
+
+/// The substring pattern of [`CRITICAL_BLOCKING_CALLS`]: compared where a `b` is found (a vectorised scan), which
+/// for names of a few dozen bytes costs less than a general substring search.
+fn contains_binder_transaction(name: &[u8]) -> bool {
+    let pattern = BINDER_TRANSACTION.as_bytes();
+    let Some(last_start) = name.len().checked_sub(pattern.len()) else {
+        return false;
+    };
+    memchr::memchr_iter(pattern[0], &name[..=last_start]).any(|i| name[i..].starts_with(pattern))
+}
+
+/// The exact and prefix patterns that can match `name`: those of [`CRITICAL_BLOCKING_CALLS`] (flagged `true`)
+/// and [`BINDER_AND_LOCK_PREFIXES`] (`false`) starting with its first byte, found in a table by that byte (most
+/// names have none: one lookup tells them apart).
+fn by_first_byte(name: &[u8]) -> impl Iterator<Item = (NamePattern, bool)> {
+    static TABLE: LazyLock<Vec<Vec<(NamePattern, bool)>>> = LazyLock::new(|| {
+        let mut table = vec![Vec::new(); 256];
+        let critical = CRITICAL_BLOCKING_CALLS.iter().map(|&p| (p, true));
+        let binder_and_lock = BINDER_AND_LOCK_PREFIXES
+            .iter()
+            .map(|&s| (NamePattern::Prefix(s), false));
+        for (p, critical) in critical.chain(binder_and_lock) {
+            if let NamePattern::Exact(s) | NamePattern::Prefix(s) = p {
+                if let Some(&b) = s.as_bytes().first() {
+                    table[usize::from(b)].push((p, critical));
+                }
+            }
         }
-        NamePattern::Contains(_) => false,
-    }) || (name.len() >= BINDER_TRANSACTION.len() && BINDER_TRANSACTION_FINDER.find(name).is_some())
+        table
+    });
+    let patterns = match name.first() {
+        Some(&b) => TABLE[usize::from(b)].as_slice(),
+        None => &[],
+    };
+    patterns.iter().copied()
 }
 
 /// Prefixes of the names Perfetto's binder and lock tables read beyond the blocking calls: binder server names
@@ -97,10 +124,8 @@ pub fn keeps(name: &[u8]) -> bool {
     let Some(&last) = name.last() else {
         return false;
     };
-    is_critical_blocking_call(name)
-        || BINDER_AND_LOCK_PREFIXES
-            .iter()
-            .any(|p| name[0] == p.as_bytes()[0] && name.starts_with(p.as_bytes()))
+    by_first_byte(name).any(|(p, _)| p.matches(name))
+        || contains_binder_transaction(name)
         || ((last == b'e' || last == b'd')
             && LOCK_NAME_SUFFIXES
                 .iter()

@@ -5,7 +5,9 @@
 //! `slices/time_in_state.sql` and `linux/cpu/utilization/slice.sql` (google/perfetto @ ec5d16b1).
 
 use crate::decode::Sched as SchedEvent;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// One row of Perfetto's `thread_state`: `tid` was in `state` over `[ts, ts + dur)` (ns, trace clock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,71 +292,324 @@ pub fn kernel_version(release: Option<&str>) -> (u32, u32) {
     release.and_then(parse).unwrap_or((4, 4))
 }
 
-/// Collects scheduler events while a trace is read; [`SchedBuilder::build`] replays them in the order trace
-/// processor's sorter hands them on (`merge`).
+/// True for the slices whose threads' states ftl keeps outside `ftl table thread_state`: `Choreographer#doFrame*`
+/// and `DrawFrame*`, the slices the golden `thread_slice_time_in_state` query and the per-frame columns ask of.
+pub fn is_frame_slice(name: &[u8]) -> bool {
+    name.starts_with(b"Choreographer#doFrame") || name.starts_with(b"DrawFrame")
+}
+
+/// How far behind the newest scheduler event the events are replayed, ns: per-CPU ftrace bundles overlap by
+/// less than this (traced drains every CPU's buffer each period), so every event older than it has arrived.
+/// The atrace pairing's lag (`model::sections`) is the same.
+const REPLAY_LAG_NS: i64 = 2_000_000_000;
+
+/// Collects scheduler events while a trace is read and replays them, in the order trace processor's sorter hands
+/// them on ([`SchedBuilder::push`]), through Perfetto's `ThreadStateTracker` as soon as no earlier event should
+/// come: memory is bounded by the events of the last [`REPLAY_LAG_NS`] and the rows kept, which are those of the
+/// threads that draw frames ([`SchedBuilder::keep`]) unless [`SchedBuilder::all_rows`].
 #[derive(Debug, Default)]
 pub struct SchedBuilder {
-    /// Per queue, its events in the order read.
-    queues: Vec<Vec<Queued>>,
+    /// Per sorter queue, its events not replayed yet, in time order (stable).
+    queues: Vec<VecDeque<(i64, SchedEvent)>>,
+    /// The CPU of each queue.
+    queue_cpus: Vec<u32>,
     /// The queue of each (kind, CPU), in the order they were first met.
     queue_of: FxHashMap<(u8, u32), usize>,
+    /// The first event time of each non-empty queue, earliest on top (ties: the first queue).
+    heads: BinaryHeap<Reverse<(i64, usize)>>,
+    /// [`SchedBuilder::heads`] needs rebuilding: an event went before a queue's first.
+    heads_stale: bool,
+    /// The newest event time pushed.
+    newest: i64,
+    /// Every event before this time has been replayed.
+    replayed_until: Option<i64>,
+    /// Replay only in [`SchedBuilder::build`].
+    at_end: bool,
+    /// An event or a frame thread came after the replay passed its time.
+    late: bool,
+    replay: Replay,
 }
 
-/// A queued event: time (ns), the CPU of its ftrace bundle, the event.
-type Queued = (i64, u32, SchedEvent);
-
-/// Trace processor's sorter (`sorter/trace_sorter.cc`, `SortAndExtractEventsUntilAllocId`): each queue sorted
-/// by time (stable), then repeatedly the queue whose first event is earliest (the first queue on ties) hands on
-/// its events up to and including the next queue's earliest time. Equal timestamps on different CPUs thus come
-/// out in the order Perfetto parses them.
-fn merge(mut queues: Vec<Vec<Queued>>) -> Vec<Queued> {
-    for q in &mut queues {
-        q.sort_by_key(|(ts, ..)| *ts);
+impl SchedBuilder {
+    /// This builder, replaying only once every event is known (for a trace whose events came too late for the
+    /// replay: [`SchedBuilder::replayed_out_of_order`]).
+    pub fn at_end(self) -> Self {
+        SchedBuilder {
+            at_end: true,
+            ..self
+        }
     }
-    let total = queues.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(total);
-    let mut heads = vec![0usize; queues.len()];
-    loop {
-        let (mut min, mut second) = ((usize::MAX, i64::MAX), i64::MAX);
-        for (i, q) in queues.iter().enumerate() {
-            let Some((ts, ..)) = q.get(heads[i]) else {
-                continue;
+
+    /// This builder, keeping every thread's rows (`ftl table thread_state`), not only frame threads'.
+    pub fn all_rows(mut self) -> Self {
+        self.replay.tracker.all = true;
+        self
+    }
+
+    /// True when an event, a frame thread or the kernel release arrived after the replay had passed its time: the
+    /// rows may differ from Perfetto's; build again [`SchedBuilder::at_end`].
+    pub fn replayed_out_of_order(&self) -> bool {
+        self.late
+    }
+
+    /// The kernel's `uname` release: it decides how `prev_state` decodes ([`task_state`]).
+    pub fn kernel_release(&mut self, release: Option<&str>) {
+        let version = kernel_version(release);
+        if version != self.replay.version {
+            self.late |= self.replayed_until.is_some();
+            self.replay.version = version;
+            self.replay.decoded.clear();
+        }
+    }
+
+    /// Keeps the rows of `tid`, which began a frame slice ([`is_frame_slice`]) at `ts_ns`: from its state then on.
+    pub fn keep(&mut self, tid: i32, ts_ns: i64) {
+        self.late |= self.replayed_until.is_some_and(|t| ts_ns < t);
+        self.replay.tracker.keep(tid);
+    }
+
+    /// Adds the events of one ftrace bundle of `cpu`, `(ts_ns, event)` in the order read. Like Perfetto, events
+    /// go to one queue per CPU for ftrace events and one each for `compact_sched`'s switches and wakings.
+    pub fn push(&mut self, cpu: u32, events: Vec<(i64, SchedEvent)>) {
+        // This bundle's queue of each kind, once looked up.
+        let mut queue_of_kind = [None::<usize>; 3];
+        for (ts, event) in events {
+            self.late |= self.replayed_until.is_some_and(|t| ts < t);
+            self.newest = self.newest.max(ts);
+            let kind = match event {
+                SchedEvent::Switch { prev_tid: None, .. } => 1,
+                SchedEvent::Waking { waker: None, .. } => 2,
+                _ => 0,
             };
-            if min.0 == usize::MAX || *ts < min.1 {
-                second = min.1;
-                min = (i, *ts);
-            } else if *ts < second {
-                second = *ts;
+            let q = *queue_of_kind[kind].get_or_insert_with(|| {
+                let next = self.queues.len();
+                let q = *self.queue_of.entry((kind as u8, cpu)).or_insert(next);
+                if q == next {
+                    self.queues.push(VecDeque::new());
+                    self.queue_cpus.push(cpu);
+                }
+                q
+            });
+            let queue = &mut self.queues[q];
+            match queue.back() {
+                None => self.heads.push(Reverse((ts, q))),
+                Some((last, _)) if *last > ts => {
+                    // Out of order within its queue: in place, after its equals (the sorter's sort is stable).
+                    let at = queue.partition_point(|(t, _)| *t <= ts);
+                    self.heads_stale |= at == 0;
+                    queue.insert(at, (ts, event));
+                    continue;
+                }
+                Some(_) => {}
+            }
+            queue.push_back((ts, event));
+        }
+        let until = self.newest.saturating_sub(REPLAY_LAG_NS);
+        if !self.at_end && self.replayed_until.is_none_or(|t| until > t) {
+            self.replay_until(until);
+        }
+    }
+
+    /// Trace processor's sorter (`sorter/trace_sorter.cc`, `SortAndExtractEventsUntilAllocId`) on the events
+    /// before `until`: repeatedly the queue whose first event is earliest (the first queue on ties) hands on its
+    /// events up to and including the next queue's earliest time. Equal timestamps on different CPUs thus come
+    /// out in the order Perfetto parses them. The queues' first events wait in a heap, rebuilt when a push put
+    /// an event before a queue's first.
+    fn replay_until(&mut self, until: i64) {
+        if self.heads_stale {
+            self.heads = self
+                .queues
+                .iter()
+                .enumerate()
+                .filter_map(|(i, q)| Some(Reverse((q.front()?.0, i))))
+                .collect();
+            self.heads_stale = false;
+        }
+        while let Some(&Reverse((ts, i))) = self.heads.peek() {
+            if ts >= until {
+                break;
+            }
+            self.heads.pop();
+            let second = self.heads.peek().map_or(i64::MAX, |Reverse((t, _))| *t);
+            let (queue, cpu) = (&mut self.queues[i], self.queue_cpus[i]);
+            while let Some(&(ts, event)) = queue.front() {
+                if ts > second || ts >= until {
+                    break;
+                }
+                queue.pop_front();
+                self.replay.event(ts, cpu, event);
+            }
+            if let Some((next, _)) = queue.front() {
+                self.heads.push(Reverse((*next, i)));
             }
         }
-        let Some(q) = queues.get(min.0) else {
-            break;
-        };
-        let from = heads[min.0];
-        let n = q[from..]
-            .iter()
-            .take_while(|(ts, ..)| *ts <= second)
-            .count();
-        out.extend_from_slice(&q[from..from + n.max(1)]);
-        heads[min.0] += n.max(1);
+        self.replayed_until = Some(until);
     }
-    out
+
+    /// The model, `None` without any scheduler event.
+    pub fn build(mut self) -> Option<Sched> {
+        if self.queues.is_empty() {
+            return None;
+        }
+        self.replay_until(i64::MAX);
+        let Replay {
+            tracker,
+            coverage,
+            frequencies,
+            ..
+        } = self.replay;
+        let mut by_tid: FxHashMap<i32, Vec<u32>> = FxHashMap::default();
+        for (i, r) in tracker.rows.iter().enumerate() {
+            by_tid.entry(r.tid).or_default().push(i as u32);
+        }
+        Some(Sched {
+            rows: tracker.rows,
+            by_tid,
+            states: tracker.states,
+            frequencies,
+            coverage,
+        })
+    }
 }
 
-/// Per thread, the rows the tracker updates: its last row and its last blocked row.
+/// The replay's state besides the tracker: what each CPU runs, the frequencies, the decoded `prev_state`s.
+#[derive(Debug)]
+struct Replay {
+    tracker: Tracker,
+    coverage: Coverage,
+    /// The thread each CPU last switched to (`compact_sched` names the previous thread and the waker by it).
+    on_cpu: FxHashMap<u32, i32>,
+    frequencies: FxHashMap<u32, Vec<(i64, u32)>>,
+    version: (u32, u32),
+    /// By `prev_state`: its interned state, once decoded (empty until the first switch).
+    decoded: Vec<Option<Option<u16>>>,
+}
+
+impl Default for Replay {
+    fn default() -> Self {
+        Replay {
+            tracker: Tracker::default(),
+            coverage: Coverage::default(),
+            on_cpu: FxHashMap::default(),
+            frequencies: FxHashMap::default(),
+            version: kernel_version(None),
+            decoded: Vec::new(),
+        }
+    }
+}
+
+impl Replay {
+    fn event(&mut self, ts: i64, cpu: u32, event: SchedEvent) {
+        let t = &mut self.tracker;
+        match event {
+            SchedEvent::Switch {
+                prev_tid,
+                prev_state,
+                next_tid,
+            } => {
+                self.coverage.sched_switch = true;
+                let last = self.on_cpu.insert(cpu, next_tid);
+                // compact_sched names the previous thread only through the CPU's last switch: the first switch of
+                // each CPU only says who runs.
+                let Some(prev) = prev_tid.or(last) else {
+                    return;
+                };
+                if self.decoded.is_empty() {
+                    self.decoded = vec![None; 1 << 16];
+                }
+                let version = self.version;
+                let state = *self.decoded[usize::from(prev_state)].get_or_insert_with(|| {
+                    task_state(i64::from(prev_state), version).map(|s| t.intern(&s))
+                });
+                t.switch(ts, cpu, prev, state, next_tid);
+            }
+            SchedEvent::Waking { tid, waker, irq } => {
+                self.coverage.sched_waking = true;
+                // compact_sched: the waker is the thread running on the CPU; none known yet, no state.
+                let Some(waker) = waker.or_else(|| self.on_cpu.get(&cpu).copied()) else {
+                    return;
+                };
+                t.waking(ts, tid, waker, irq);
+            }
+            SchedEvent::NewTask { tid, parent } => {
+                let row = ThreadStateRow {
+                    waker_tid: Some(parent),
+                    irq_context: Some(false),
+                    ..Tracker::state_row(ts, tid, Some(RUNNABLE))
+                };
+                t.open(row, Close::No);
+            }
+            SchedEvent::BlockedReason { tid, io_wait } => {
+                self.coverage.sched_blocked_reason = true;
+                if let Some(io_wait) = io_wait {
+                    t.io_wait(tid, io_wait);
+                }
+            }
+            SchedEvent::CpuFrequency { cpu: target, khz } => {
+                self.coverage.cpu_frequency = true;
+                self.frequencies.entry(target).or_default().push((ts, khz));
+            }
+        }
+    }
+}
+
+/// The interned id of `Running` and `R`.
+const RUNNING: u16 = 0;
+const RUNNABLE: u16 = 1;
+
+/// A thread's last row, where it is stored, and the row `sched_blocked_reason` would describe.
 #[derive(Debug, Clone, Copy)]
 struct Related {
-    last: u32,
-    last_blocked: Option<u32>,
+    last: ThreadStateRow,
+    /// `last`'s index in [`Tracker::rows`] if the thread's rows are kept.
+    at: Option<u32>,
+    last_blocked: LastBlocked,
 }
 
-/// The replay: `ThreadStateTracker` with the string ids of `Running` and `R`.
+/// Whether [`Tracker::open`] ends the thread's last row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    /// It does.
+    Last,
+    /// Only if the thread was running (a switch-out).
+    IfRunning,
+    /// It does not (a new task).
+    No,
+}
+
+/// The thread's last blocked row (Perfetto's `last_blocked_row`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LastBlocked {
+    /// None since the thread last ran.
+    None,
+    /// Its last row.
+    Last,
+    /// A kept row before its last.
+    Row(u32),
+}
+
+/// `ThreadStateTracker` restated: each thread's last row, and the rows of the threads kept.
+#[derive(Debug)]
 struct Tracker {
     rows: Vec<ThreadStateRow>,
     related: FxHashMap<i32, Related>,
+    /// Threads whose rows are kept from now on.
+    kept: FxHashSet<i32>,
+    /// Keep every thread's rows.
+    all: bool,
     states: Vec<String>,
-    running: u16,
-    runnable: u16,
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Tracker {
+            rows: Vec::new(),
+            related: FxHashMap::default(),
+            kept: FxHashSet::default(),
+            all: false,
+            states: vec!["Running".to_string(), "R".to_string()],
+        }
+    }
 }
 
 impl Tracker {
@@ -368,45 +623,93 @@ impl Tracker {
         }
     }
 
-    fn last(&self, tid: i32) -> Option<&ThreadStateRow> {
-        let r = self.related.get(&tid)?;
-        self.rows.get(r.last as usize)
-    }
-
     /// `IsBlocked`: neither `R` nor `Running` (an undecodable state counts as blocked).
-    fn blocked(&self, state: Option<u16>) -> bool {
-        state != Some(self.runnable) && state != Some(self.running)
+    fn blocked(state: Option<u16>) -> bool {
+        state != Some(RUNNABLE) && state != Some(RUNNING)
     }
 
-    fn close(&mut self, ts: i64, tid: i32, data_loss: bool) {
-        if data_loss {
+    /// From now on keeps `tid`'s rows, beginning with its last.
+    fn keep(&mut self, tid: i32) {
+        if self.all || !self.kept.insert(tid) {
             return;
         }
-        if let Some(i) = self.related.get(&tid).map(|r| r.last as usize) {
-            if let Some(row) = self.rows.get_mut(i) {
-                row.dur = ts - row.ts;
-            }
+        if let Some(r) = self.related.get_mut(&tid) {
+            r.at = Some(self.rows.len() as u32);
+            self.rows.push(r.last);
         }
     }
 
-    fn open(&mut self, row: ThreadStateRow) {
+    /// Makes `row` its thread's last, first ending the last one at `row.ts` as `close` says: one map lookup.
+    fn open(&mut self, row: ThreadStateRow, close: Close) {
         if row.tid == 0 {
             // The swapper is never a thread state.
             return;
         }
+        let blocked = Self::blocked(row.state);
         let at = self.rows.len() as u32;
-        let (tid, state) = (row.tid, row.state);
-        self.rows.push(row);
-        let blocked = self.blocked(state);
-        let e = self.related.entry(tid).or_insert(Related {
-            last: at,
-            last_blocked: None,
-        });
-        e.last = at;
-        if state == Some(self.running) {
-            e.last_blocked = None;
-        } else if blocked {
-            e.last_blocked = Some(at);
+        match self.related.get_mut(&row.tid) {
+            Some(r) => {
+                let ends = match close {
+                    Close::Last => true,
+                    // A switch-out of a thread not running means its switch-in was lost: its last row stays open.
+                    Close::IfRunning => r.last.state == Some(RUNNING),
+                    Close::No => false,
+                };
+                let previous = r.at;
+                if ends {
+                    r.last.dur = row.ts - r.last.ts;
+                    if let Some(last) = previous.and_then(|i| self.rows.get_mut(i as usize)) {
+                        last.dur = r.last.dur;
+                    }
+                }
+                r.at = previous.map(|_| at);
+                r.last_blocked = match r.last_blocked {
+                    _ if row.state == Some(RUNNING) => LastBlocked::None,
+                    _ if blocked => LastBlocked::Last,
+                    LastBlocked::Last => previous.map_or(LastBlocked::None, LastBlocked::Row),
+                    other => other,
+                };
+                r.last = row;
+                if previous.is_some() {
+                    self.rows.push(row);
+                }
+            }
+            None => {
+                let kept = self.all || self.kept.contains(&row.tid);
+                if kept {
+                    self.rows.push(row);
+                }
+                self.related.insert(
+                    row.tid,
+                    Related {
+                        last: row,
+                        at: kept.then_some(at),
+                        last_blocked: if blocked {
+                            LastBlocked::Last
+                        } else {
+                            LastBlocked::None
+                        },
+                    },
+                );
+            }
+        }
+    }
+
+    /// `sched_blocked_reason`: `io_wait` of `tid`'s last blocked row.
+    fn io_wait(&mut self, tid: i32, io_wait: bool) {
+        let Some(r) = self.related.get_mut(&tid) else {
+            return;
+        };
+        let row = match r.last_blocked {
+            LastBlocked::None => return,
+            LastBlocked::Last => {
+                r.last.io_wait = Some(io_wait);
+                r.at
+            }
+            LastBlocked::Row(i) => Some(i),
+        };
+        if let Some(row) = row.and_then(|i| self.rows.get_mut(i as usize)) {
+            row.io_wait = Some(io_wait);
         }
     }
 
@@ -424,140 +727,25 @@ impl Tracker {
     }
 
     fn switch(&mut self, ts: i64, cpu: u32, prev: i32, prev_state: Option<u16>, next: i32) {
-        let data_loss = self
-            .last(prev)
-            .is_some_and(|r| r.state != Some(self.running));
-        self.close(ts, prev, data_loss);
-        self.open(Self::state_row(ts, prev, prev_state));
-        self.close(ts, next, false);
-        self.open(ThreadStateRow {
+        self.open(Self::state_row(ts, prev, prev_state), Close::IfRunning);
+        let running = ThreadStateRow {
             cpu: Some(cpu),
-            ..Self::state_row(ts, next, Some(self.running))
-        });
+            ..Self::state_row(ts, next, Some(RUNNING))
+        };
+        self.open(running, Close::Last);
     }
 
-    fn waking(&mut self, ts: i64, tid: i32, waker: i32, common_flags: Option<u32>) {
+    fn waking(&mut self, ts: i64, tid: i32, waker: i32, irq: Option<bool>) {
         let row = ThreadStateRow {
             waker_tid: Some(waker),
-            irq_context: common_flags.map(|f| f & (0x08 | 0x10) != 0),
-            ..Self::state_row(ts, tid, Some(self.runnable))
+            irq_context: irq,
+            ..Self::state_row(ts, tid, Some(RUNNABLE))
         };
-        match self.last(tid).map(|r| r.state) {
-            None => self.open(row),
+        match self.related.get(&tid).map(|r| r.last.state) {
             // A waking of a thread that is not blocked is no state (Perfetto's spurious_sched_wakeup).
-            Some(state) if !self.blocked(state) => {}
-            Some(_) => {
-                self.close(ts, tid, false);
-                self.open(row);
-            }
+            Some(state) if !Self::blocked(state) => {}
+            _ => self.open(row, Close::Last),
         }
-    }
-}
-
-impl SchedBuilder {
-    /// Adds one event at `ts_ns` (trace clock) read from the ftrace bundle of `cpu`. Like Perfetto, events go
-    /// to one queue per CPU for ftrace events and one each for `compact_sched`'s switches and wakings.
-    pub fn push(&mut self, ts_ns: i64, cpu: u32, event: SchedEvent) {
-        let kind = match event {
-            SchedEvent::Switch { prev_tid: None, .. } => 1,
-            SchedEvent::Waking { waker: None, .. } => 2,
-            _ => 0,
-        };
-        let next = self.queues.len();
-        let q = *self.queue_of.entry((kind, cpu)).or_insert(next);
-        if q == next {
-            self.queues.push(Vec::new());
-        }
-        self.queues[q].push((ts_ns, cpu, event));
-    }
-
-    /// The model, `None` without any scheduler event. `kernel_release` (`uname`) decides how `prev_state`
-    /// decodes ([`task_state`]).
-    pub fn build(self, kernel_release: Option<&str>) -> Option<Sched> {
-        if self.queues.is_empty() {
-            return None;
-        }
-        let version = kernel_version(kernel_release);
-        let mut t = Tracker {
-            rows: Vec::new(),
-            related: FxHashMap::default(),
-            states: vec!["Running".to_string(), "R".to_string()],
-            running: 0,
-            runnable: 1,
-        };
-        let mut coverage = Coverage::default();
-        let mut on_cpu: FxHashMap<u32, i32> = FxHashMap::default();
-        let mut frequencies: FxHashMap<u32, Vec<(i64, u32)>> = FxHashMap::default();
-        let mut decoded: FxHashMap<i64, Option<u16>> = FxHashMap::default();
-        for (ts, cpu, event) in merge(self.queues) {
-            match event {
-                SchedEvent::Switch {
-                    prev_tid,
-                    prev_state,
-                    next_tid,
-                } => {
-                    coverage.sched_switch = true;
-                    let last = on_cpu.insert(cpu, next_tid);
-                    // compact_sched names the previous thread only through the CPU's last switch: the first
-                    // switch of each CPU only says who runs.
-                    let Some(prev) = prev_tid.or(last) else {
-                        continue;
-                    };
-                    let state = match decoded.get(&prev_state) {
-                        Some(s) => *s,
-                        None => {
-                            let s = task_state(prev_state, version).map(|s| t.intern(&s));
-                            decoded.insert(prev_state, s);
-                            s
-                        }
-                    };
-                    t.switch(ts, cpu, prev, state, next_tid);
-                }
-                SchedEvent::Waking {
-                    tid,
-                    waker,
-                    common_flags,
-                } => {
-                    coverage.sched_waking = true;
-                    // compact_sched: the waker is the thread running on the CPU; none known yet, no state.
-                    let Some(waker) = waker.or_else(|| on_cpu.get(&cpu).copied()) else {
-                        continue;
-                    };
-                    t.waking(ts, tid, waker, common_flags);
-                }
-                SchedEvent::NewTask { tid, parent } => {
-                    t.open(ThreadStateRow {
-                        waker_tid: Some(parent),
-                        irq_context: Some(false),
-                        ..Tracker::state_row(ts, tid, Some(t.runnable))
-                    });
-                }
-                SchedEvent::BlockedReason { tid, io_wait } => {
-                    coverage.sched_blocked_reason = true;
-                    let row = t.related.get(&tid).and_then(|r| r.last_blocked);
-                    if let (Some(i), Some(io_wait)) = (row, io_wait) {
-                        if let Some(row) = t.rows.get_mut(i as usize) {
-                            row.io_wait = Some(io_wait);
-                        }
-                    }
-                }
-                SchedEvent::CpuFrequency { cpu: target, khz } => {
-                    coverage.cpu_frequency = true;
-                    frequencies.entry(target).or_default().push((ts, khz));
-                }
-            }
-        }
-        let mut by_tid: FxHashMap<i32, Vec<u32>> = FxHashMap::default();
-        for (i, r) in t.rows.iter().enumerate() {
-            by_tid.entry(r.tid).or_default().push(i as u32);
-        }
-        Some(Sched {
-            rows: t.rows,
-            by_tid,
-            states: t.states,
-            frequencies,
-            coverage,
-        })
     }
 }
 
@@ -588,7 +776,7 @@ mod tests {
         assert_eq!(kernel_version(None), (4, 4));
     }
 
-    fn switch(prev: i32, prev_state: i64, next: i32) -> SchedEvent {
+    fn switch(prev: i32, prev_state: u16, next: i32) -> SchedEvent {
         SchedEvent::Switch {
             prev_tid: Some(prev),
             prev_state,
@@ -600,15 +788,18 @@ mod tests {
         SchedEvent::Waking {
             tid,
             waker: Some(waker),
-            common_flags: None,
+            irq: None,
         }
     }
 
     /// (ts, dur, tid, state, waker) of every row.
     fn rows(events: Vec<(i64, SchedEvent)>) -> Vec<(i64, i64, i32, String, Option<i32>)> {
-        let mut b = SchedBuilder::default();
-        events.into_iter().for_each(|(ts, e)| b.push(ts, 0, e));
-        let s = b.build(Some("5.10")).unwrap();
+        let mut b = SchedBuilder::default().all_rows();
+        b.kernel_release(Some("5.10"));
+        events
+            .into_iter()
+            .for_each(|(ts, e)| b.push(0, vec![(ts, e)]));
+        let s = b.build().unwrap();
         s.thread_states()
             .iter()
             .map(|r| {
@@ -650,15 +841,16 @@ mod tests {
     fn a_lost_switch_in_leaves_the_state_open_and_intervals_skip_open_rows() {
         // 5 is runnable, then switched out without a switch in: its R row stays open (data loss).
         let mut b = SchedBuilder::default();
+        b.keep(5, 0);
         for (ts, e) in [
             (10, waking(5, 1)),
             (20, switch(5, 1, 6)),
             (30, waking(5, 6)),
             (40, switch(6, 1, 5)),
         ] {
-            b.push(ts, 0, e);
+            b.push(0, vec![(ts, e)]);
         }
-        let s = b.build(None).unwrap();
+        let s = b.build().unwrap();
         let r: Vec<i64> = s.states_of(5).map(|r| r.dur).collect();
         assert_eq!(r, vec![-1, 10, 10, -1]);
         let split = s.time_in_state(5, 0, 100);
@@ -672,29 +864,78 @@ mod tests {
     #[test]
     fn cycles_need_a_known_frequency_over_the_whole_slice() {
         let mut b = SchedBuilder::default();
+        b.keep(5, 0);
+        let frequency = |khz| SchedEvent::CpuFrequency { cpu: 0, khz };
         b.push(
             0,
-            0,
-            SchedEvent::CpuFrequency {
-                cpu: 0,
-                khz: 1_000_000,
-            },
+            vec![
+                (0, frequency(1_000_000)),
+                (10, switch(0, 0, 5)),
+                (15, frequency(2_000_000)),
+                (30, switch(5, 1, 0)),
+            ],
         );
-        b.push(10, 0, switch(0, 0, 5));
-        b.push(
-            15,
-            0,
-            SchedEvent::CpuFrequency {
-                cpu: 0,
-                khz: 2_000_000,
-            },
-        );
-        b.push(30, 0, switch(5, 1, 0));
-        let s = b.build(None).unwrap();
+        let s = b.build().unwrap();
         // 5 ns at 1 GHz + 10 ns at 2 GHz, ×1000 millicycles.
         assert_eq!(s.millicycles(5, 10, 15), Some(5_000 + 20_000));
         // Not running over all of it: none.
         assert_eq!(s.millicycles(5, 10, 30), None);
         assert_eq!(s.max_frequency_khz(0), Some(2_000_000));
+    }
+
+    /// (ts, dur, state) of `tid`'s rows.
+    fn rows_of(s: &Sched, tid: i32) -> Vec<(i64, i64, &str)> {
+        s.states_of(tid)
+            .map(|r| (r.ts, r.dur, s.state_name(r.state).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_kept_for_frame_threads_from_their_state_at_their_first_frame() {
+        const S: i64 = 1_000_000_000;
+        let mut b = SchedBuilder::default();
+        // 5 and 6 take turns on CPU 0 (replayed up to 3 s once the switch at 5 s is in); 5 begins a frame at
+        // 3 s, while it sleeps.
+        let turns = vec![
+            (S, switch(0, 0, 5)),
+            (2 * S, switch(5, 1, 6)),
+            (5 * S, switch(6, 1, 5)),
+        ];
+        b.push(0, turns);
+        b.keep(5, 3 * S);
+        b.push(1, vec![(4 * S, waking(5, 6))]);
+        assert!(!b.replayed_out_of_order());
+        let s = b.build().unwrap();
+        assert_eq!(
+            rows_of(&s, 5),
+            vec![(2 * S, 2 * S, "S"), (4 * S, S, "R"), (5 * S, -1, "Running")]
+        );
+        assert!(rows_of(&s, 6).is_empty());
+    }
+
+    #[test]
+    fn events_behind_the_replay_are_told() {
+        const S: i64 = 1_000_000_000;
+        let mut b = SchedBuilder::default();
+        b.push(0, vec![(S, switch(0, 0, 5)), (5 * S, switch(5, 1, 6))]);
+        // Replayed up to 3 s: an event at 2 s, or a frame thread from 2 s, comes too late.
+        b.push(1, vec![(4 * S, waking(7, 6))]);
+        assert!(!b.replayed_out_of_order());
+        let mut late_event = SchedBuilder::default();
+        late_event.push(0, vec![(S, switch(0, 0, 5)), (5 * S, switch(5, 1, 6))]);
+        late_event.push(1, vec![(2 * S, waking(7, 6))]);
+        assert!(late_event.replayed_out_of_order());
+        b.keep(5, 2 * S);
+        assert!(b.replayed_out_of_order());
+        // Replaying at the end, nothing is late.
+        let mut at_end = SchedBuilder::default().at_end();
+        at_end.push(0, vec![(S, switch(0, 0, 5)), (5 * S, switch(5, 1, 6))]);
+        at_end.push(1, vec![(2 * S, waking(7, 6))]);
+        at_end.keep(5, 2 * S);
+        assert!(!at_end.replayed_out_of_order());
+        assert_eq!(
+            rows_of(&at_end.build().unwrap(), 5),
+            vec![(S, 4 * S, "Running"), (5 * S, -1, "S")]
+        );
     }
 }

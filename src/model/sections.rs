@@ -310,7 +310,8 @@ impl SectionsBuilder {
         self.lines += 1;
         let (tgid, name) = match event {
             Atrace::Begin { tgid, name } => {
-                let name = if self.filter.keeps(&name) {
+                // The decoder leaves the names it does not keep empty: those need no second look.
+                let name = if !name.is_empty() && self.filter.keeps(&name) {
                     self.intern(name)
                 } else {
                     UNKEPT

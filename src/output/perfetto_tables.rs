@@ -236,7 +236,7 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
         }
         PerfettoTable::AndroidFrameStats => to_dataframe(&app.frame_stats(timeline)),
         PerfettoTable::AndroidBinderTxns => {
-            let mut rows: Vec<BinderTxnRow> = crate::model::binder::binder_txns(timeline)
+            let mut rows: Vec<BinderTxnRow> = crate::model::binder::binder_txns(timeline, |_| true)
                 .into_iter()
                 .map(|t| BinderTxnRow {
                     aidl_name: t.aidl_name,

@@ -89,7 +89,7 @@ fn frame_slices(timeline: &Timeline) -> impl Iterator<Item = (i64, i64, &str, i3
     let app = &timeline.app;
     app.sections.iter().filter_map(move |s| {
         let name = app.name(s.name);
-        let frame = name.starts_with("Choreographer#doFrame") || name.starts_with("DrawFrame");
+        let frame = crate::model::sched::is_frame_slice(name.as_bytes());
         (frame && s.dur > 0 && s.tid > 0).then_some((s.ts, s.dur, name, s.tid))
     })
 }

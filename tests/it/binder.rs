@@ -129,7 +129,7 @@ fn binder_trace() -> TraceBuilder {
 #[test]
 fn binder_transactions_of_each_shape() {
     let timeline = timeline(&binder_trace());
-    let got: Vec<_> = ftl::model::binder::binder_txns(&timeline)
+    let got: Vec<_> = ftl::model::binder::binder_txns(&timeline, |_| true)
         .into_iter()
         .map(|t| {
             (
@@ -174,7 +174,7 @@ fn binder_transactions_of_each_shape() {
             ),
         ]
     );
-    let first = &ftl::model::binder::binder_txns(&timeline)[0];
+    let first = &ftl::model::binder::binder_txns(&timeline, |_| true)[0];
     assert_eq!(
         (
             first.client_process.as_deref(),

@@ -254,9 +254,44 @@ fn vsync_line(buf: &[u8]) -> Option<(String, i64, String)> {
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct Seen {
     events: usize,
+    compact_sched: usize,
     other_fields: usize,
     shifted_ids: usize,
     frame_timeline: usize,
+}
+
+/// Checks that a `compact_sched` copy has the first (absolute) delta of its switch (1) and waking (7) timestamp
+/// arrays shifted by `shift`, every other byte kept.
+fn check_compact_sched(original: &[u8], copy: &[u8], shift: u64) {
+    let (a, b) = (fields(original), fields(copy));
+    assert_eq!(a.len(), b.len(), "same compact_sched fields");
+    let packed = |bytes: &[u8]| {
+        let mut out = Vec::new();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let v = prost::encoding::decode_varint(&mut rest).expect("packed varint");
+            out.push(v);
+        }
+        out
+    };
+    let mut shifted = [false; 2];
+    for (x, y) in a.iter().zip(&b) {
+        let array = match x.0 {
+            1 => Some(0),
+            7 => Some(1),
+            _ => None,
+        };
+        match array {
+            Some(i) if !shifted[i] => {
+                shifted[i] = true;
+                let (u, v) = (packed(&x.2), packed(&y.2));
+                assert_eq!(u.len(), v.len());
+                assert_eq!(v[0], u[0] + shift, "first timestamp shifted");
+                assert_eq!(u[1..], v[1..], "later deltas kept");
+            }
+            _ => assert_eq!(x, y, "compact_sched field {} kept", x.0),
+        }
+    }
 }
 
 /// Checks that `copy` is `original` shifted by (`shift`, `stride`): FrameTimeline timestamps and ids, every ftrace
@@ -291,6 +326,11 @@ fn check_copy(original: &[u8], copy: &[u8], shift: u64, stride: i64, seen: &mut 
                 let (ba, bb) = (fields(&fa.2), fields(&fb.2));
                 assert_eq!(ba.len(), bb.len(), "same bundle fields");
                 for (x, y) in ba.iter().zip(&bb) {
+                    if x.0 == 4 {
+                        seen.compact_sched += 1;
+                        check_compact_sched(&x.2, &y.2, shift);
+                        continue;
+                    }
                     if x.0 != 2 {
                         assert_eq!(x, y, "bundle field {} kept", x.0);
                         continue;
@@ -367,6 +407,7 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
     );
     assert!(seen.shifted_ids > 10, "{seen:?}");
     assert!(seen.frame_timeline > 10, "{seen:?}");
+    assert!(seen.compact_sched > 100, "{seen:?}");
     // Sizes: copy 0 is the original; a later copy differs by the rewritten varints only (lengths keep the
     // original's padded width).
     assert_eq!(&replica[..original.len()], &original[..]);

@@ -222,9 +222,9 @@ impl<'t> ThreadSource<'t> {
                 kind,
             });
         }
-        for t in binder_txns(timeline)
+        for t in binder_txns(timeline, |tid| tids.contains(&tid))
             .into_iter()
-            .filter(|t| t.is_sync && tids.contains(&t.client_tid))
+            .filter(|t| t.is_sync)
         {
             let server = t
                 .server_process
