@@ -60,6 +60,7 @@ pub struct TimelineBuilder {
     system_info: Option<SystemInfo>,
     sections: SectionsBuilder,
     sched: super::sched::SchedBuilder,
+    cpu_clusters: super::cluster::CpuClustersBuilder,
 }
 
 impl TimelineBuilder {
@@ -135,6 +136,7 @@ impl TimelineBuilder {
                 phase,
                 name,
             } => self.sections.track_event(ts_ns, track_uuid, phase, name),
+            Event::CpuInfo(cpus) => self.cpu_clusters.push(&cpus),
         }
     }
 
@@ -241,6 +243,7 @@ impl TimelineBuilder {
             stats,
             app,
             sched,
+            cpu_clusters: self.cpu_clusters.build(),
             process_names: self
                 .names
                 .into_iter()
