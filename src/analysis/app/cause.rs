@@ -173,7 +173,8 @@ time. The largest bucket is the cause \
 (ties: binder, lock, gc, io, cpu_starved, preempted, little_core, low_frequency, slow_code, stuffing, gpu, \
 sleeping), and cause_share_pct is its (whole family's) time over the span. Frames late in the GPU, in SurfaceFlinger or by \
 Buffer Stuffing keep that stage as their cause. Time before the thread's first scheduler event is no bucket. \
-Without sched/sched_switch the cause is absent (–) and the diagnostics say which ftrace events to record; \
+Without sched/sched_switch the cause is absent (–) and the diagnostics say which ftrace events (and data \
+sources) to record; \
 without sched/sched_waking runnable time reads as sleeping, without sched/sched_blocked_reason D is not \
 split into io. Precedents: Perfetto's removed android_sysui_cuj jank_cause and \
 android_startup_opinionated_breakdown.";
