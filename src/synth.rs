@@ -353,6 +353,23 @@ impl TraceBuilder {
         })
     }
 
+    /// Adds a `CpuInfo` packet (data source `linux.system_info`): per CPU in CPU order, its `capacity` (if
+    /// recorded) and its available frequencies, kHz.
+    pub fn cpu_info(&mut self, cpus: &[(Option<u32>, &[u32])]) -> &mut Self {
+        let cpus = cpus
+            .iter()
+            .map(|&(capacity, frequencies)| proto::cpu_info::Cpu {
+                processor: Some("AArch64 Processor rev 0 (aarch64)".into()),
+                frequencies: frequencies.to_vec(),
+                capacity,
+            })
+            .collect();
+        self.push(proto::TracePacket {
+            cpu_info: Some(proto::CpuInfo { cpus }),
+            ..Default::default()
+        })
+    }
+
     /// Adds a FrameTimeline packet at `ts_ns` on `clock_id` (the trace clock if `None`), sequence 1.
     pub fn frame_event(
         &mut self,

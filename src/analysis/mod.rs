@@ -400,7 +400,7 @@ fn analyze_rows(
     let cause_data_missing = if work.is_empty() {
         Vec::new()
     } else {
-        app::threads::missing_data(timeline.sched.as_ref())
+        app::threads::missing_data(&timeline)
     };
     let display_frames = frames::frame_rows(
         timeline,

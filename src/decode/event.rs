@@ -185,6 +185,15 @@ pub struct SystemInfo {
     pub machine: Option<String>,
 }
 
+/// One CPU of a `CpuInfo` packet (TracePacket field 67; `cpu_info.proto`): the n-th entry is CPU n.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuInfoCpu {
+    /// `capacity` (sysfs `cpu_capacity`, relative performance), if recorded.
+    pub capacity: Option<u32>,
+    /// The largest of `frequencies` (sysfs `scaling_available_frequencies`), kHz; `None` when none is listed.
+    pub max_frequency_khz: Option<u32>,
+}
+
 /// What a [`Event::TrackEvent`] does (`TrackEvent.Type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrackEventPhase {
@@ -266,6 +275,8 @@ pub enum Event {
     },
     /// `SystemInfo` packet.
     SystemInfo(SystemInfo),
+    /// A `CpuInfo` packet's CPUs, in CPU order.
+    CpuInfo(Vec<CpuInfoCpu>),
     /// An atrace line from an ftrace `print` event, its timestamp converted to the trace clock.
     Atrace {
         /// Timestamp on the trace clock, ns.

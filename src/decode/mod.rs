@@ -2,7 +2,7 @@
 //!
 //! Reads a `Trace` packet by packet from any `BufRead` (plain or already inflated gzip), keeps only the
 //! TracePacket fields ftl needs — `frame_timeline_event` (76), `timestamp` (8), `timestamp_clock_id` (58),
-//! `trusted_packet_sequence_id` (10), `process_tree` (2), `clock_snapshot` (6), `system_info` (45),
+//! `trusted_packet_sequence_id` (10), `process_tree` (2), `clock_snapshot` (6), `system_info` (45), `cpu_info` (67),
 //! `trace_packet_defaults` (59), `ftrace_events` (1: only `print`, `task_newtask`, `task_rename`, `sched_switch`
 //! and `compact_sched` thread names, `binder_transaction` / `binder_transaction_received`), `track_event` (11) slices and `track_descriptor` (60) — and inflates
 //! `compressed_packets` (50) recursively.
@@ -29,8 +29,8 @@ pub(crate) mod proto {
 pub use binder::BinderEvent;
 pub use clock::BOOTTIME;
 pub use event::{
-    Atrace, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, Sched,
-    SliceKind, SystemInfo, TrackEventPhase,
+    Atrace, CpuInfoCpu, EnumCode, Event, FrameLabels, FrameStart, FrameTimelineEvent, JankValues,
+    Sched, SliceKind, SystemInfo, TrackEventPhase,
 };
 
 use std::collections::BTreeSet;

@@ -5,7 +5,9 @@
 
 use super::atrace::{self, Atrace, Triage};
 use super::clock::ClockConverter;
-use super::event::{BinderEvent, Event, FrameTimelineEvent, Sched, SystemInfo, TrackEventPhase};
+use super::event::{
+    BinderEvent, CpuInfoCpu, Event, FrameTimelineEvent, Sched, SystemInfo, TrackEventPhase,
+};
 use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
@@ -27,6 +29,7 @@ const F_CLOCK_SNAPSHOT: u32 = 6;
 const F_TIMESTAMP: u32 = 8;
 const F_SEQUENCE_ID: u32 = 10;
 const F_SYSTEM_INFO: u32 = 45;
+const F_CPU_INFO: u32 = 67;
 const F_COMPRESSED_PACKETS: u32 = 50;
 const F_TIMESTAMP_CLOCK_ID: u32 = 58;
 const F_PACKET_DEFAULTS: u32 = 59;
@@ -45,6 +48,7 @@ struct PacketFields<'a> {
     process_tree: Option<&'a [u8]>,
     clock_snapshot: Option<&'a [u8]>,
     system_info: Option<&'a [u8]>,
+    cpu_info: Option<&'a [u8]>,
     compressed: Option<&'a [u8]>,
     defaults: Option<&'a [u8]>,
     track_event: Option<&'a [u8]>,
@@ -244,6 +248,12 @@ impl<'s> PacketDecoder<'s> {
         if let Some(bytes) = &fields.system_info {
             match proto::SystemInfo::decode(*bytes) {
                 Ok(info) => self.emit(Event::SystemInfo(system_info(info))),
+                Err(_) => self.summary.malformed_packets += 1,
+            }
+        }
+        if let Some(bytes) = &fields.cpu_info {
+            match proto::CpuInfo::decode(*bytes) {
+                Ok(info) => self.emit(Event::CpuInfo(cpu_info(info))),
                 Err(_) => self.summary.malformed_packets += 1,
             }
         }
@@ -539,6 +549,7 @@ fn read_fields<'a>(
             F_PROCESS_TREE => &mut f.process_tree,
             F_CLOCK_SNAPSHOT => &mut f.clock_snapshot,
             F_SYSTEM_INFO => &mut f.system_info,
+            F_CPU_INFO => &mut f.cpu_info,
             F_COMPRESSED_PACKETS => &mut f.compressed,
             F_PACKET_DEFAULTS => &mut f.defaults,
             F_TIMESTAMP | F_TIMESTAMP_CLOCK_ID | F_SEQUENCE_ID if wire_type == VARINT => {
@@ -590,6 +601,16 @@ fn system_info(info: proto::SystemInfo) -> SystemInfo {
         kernel_release: uts.release,
         machine: uts.machine,
     }
+}
+
+fn cpu_info(info: proto::CpuInfo) -> Vec<CpuInfoCpu> {
+    info.cpus
+        .into_iter()
+        .map(|c| CpuInfoCpu {
+            capacity: c.capacity,
+            max_frequency_khz: c.frequencies.into_iter().max(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

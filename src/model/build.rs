@@ -60,6 +60,7 @@ pub struct TimelineBuilder {
     system_info: Option<SystemInfo>,
     sections: SectionsBuilder,
     sched: super::sched::SchedBuilder,
+    cpu_clusters: super::cluster::CpuClustersBuilder,
 }
 
 impl TimelineBuilder {
@@ -157,6 +158,7 @@ impl TimelineBuilder {
                 phase,
                 name,
             } => self.sections.track_event(ts_ns, track_uuid, phase, name),
+            Event::CpuInfo(cpus) => self.cpu_clusters.push(&cpus),
         }
     }
 
@@ -259,6 +261,7 @@ impl TimelineBuilder {
             stats,
             app,
             sched,
+            cpu_clusters: self.cpu_clusters.build(),
             process_names: self
                 .names
                 .into_iter()

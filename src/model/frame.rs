@@ -153,6 +153,8 @@ pub struct Timeline {
     pub process_names: BTreeMap<i32, String>,
     /// The scheduler's thread states and CPU frequencies; `None` without scheduler events.
     pub sched: Option<super::sched::Sched>,
+    /// The CPUs' clusters; `None` without a `CpuInfo` packet (data source `linux.system_info`).
+    pub cpu_clusters: Option<super::cluster::CpuClusters>,
 }
 
 /// The bounds of the expected slices once the slices have served the vsync model and the links: `(ts_ns,

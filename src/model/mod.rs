@@ -2,6 +2,7 @@
 
 pub mod binder;
 mod build;
+pub mod cluster;
 pub mod frame;
 pub mod jank;
 pub mod kept_names;

@@ -61,6 +61,10 @@ pub enum PerfettoTable {
     /// `power/cpu_frequency`; null unless the thread ran with a known frequency for all of the slice).
     #[value(name = "cpu_cycles_per_thread_slice")]
     CpuCyclesPerThreadSlice,
+    /// stdlib `android.cpu.cluster_type`: per CPU of the trace's `CpuInfo` packet (data source
+    /// `linux.system_info`), its cluster type `little`, `medium` or `big` (null unless 2, 3 or 4 clusters).
+    #[value(name = "android_cpu_cluster_mapping")]
+    AndroidCpuClusterMapping,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -162,6 +166,9 @@ pub fn table(name: PerfettoTable, timeline: &Timeline) -> Result<DataFrame> {
         }
         PerfettoTable::CpuCyclesPerThreadSlice => {
             super::sched_tables::cpu_cycles_per_thread_slice(timeline)
+        }
+        PerfettoTable::AndroidCpuClusterMapping => {
+            super::sched_tables::android_cpu_cluster_mapping(timeline)
         }
         PerfettoTable::AndroidFrames => {
             let mut rows: Vec<AndroidFramesRow> = app

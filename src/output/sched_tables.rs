@@ -1,5 +1,6 @@
 //! Perfetto's scheduler tables for `ftl table`: `thread_state`, and for the app frames' slices
-//! (`Choreographer#doFrame*`, `DrawFrame*`) `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice`, with
+//! (`Choreographer#doFrame*`, `DrawFrame*`) `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice`, and
+//! `android_cpu_cluster_mapping` (from [`crate::model::cluster`]), with
 //! tids and names instead of trace processor's ids, as the queries of `../shared/golden/README.md` select them.
 //! Rows come from [`crate::model::sched`]; a trace without scheduler events gives header-only tables.
 
@@ -173,5 +174,30 @@ pub fn cpu_cycles_per_thread_slice(timeline: &Timeline) -> Result<DataFrame> {
             .collect(),
     };
     rows.sort_by_key(|r| (r.slice_ts, r.tid));
+    to_dataframe(&rows)
+}
+
+#[derive(Debug, Default, Serialize)]
+struct ClusterRow {
+    ucpu: u32,
+    cpu: u32,
+    cluster_type: Option<&'static str>,
+}
+
+/// `android_cpu_cluster_mapping` (stdlib `android/cpu/cluster_type.sql`), ordered by cpu: the CPUs the trace's
+/// `CpuInfo` packets list with their cluster type; `ucpu` = `cpu` (one machine). No rows without `CpuInfo`.
+/// Trace processor also lists, with a null type, the CPUs it knows only from other data (scheduler events, CPU
+/// counters): ftl does not.
+pub fn android_cpu_cluster_mapping(timeline: &Timeline) -> Result<DataFrame> {
+    let rows: Vec<ClusterRow> = timeline
+        .cpu_clusters
+        .iter()
+        .flat_map(|c| c.cpus())
+        .map(|(cpu, t)| ClusterRow {
+            ucpu: cpu,
+            cpu,
+            cluster_type: t.map(|t| t.as_str()),
+        })
+        .collect();
     to_dataframe(&rows)
 }

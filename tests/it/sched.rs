@@ -1,6 +1,7 @@
 //! Thread states and causes: trace processor's `thread_state`, `thread_slice_time_in_state` and
 //! `cpu_cycles_per_thread_slice` on the real traces, and synthetic pipelines whose late frame's UI thread is
-//! starved, preempted, in IO, waiting for GC, a lock or a binder call, running slow code or at a low frequency.
+//! starved, preempted, in IO, waiting for GC, a lock or a binder call, running slow code, at a low frequency or
+//! on a little core; `android_cpu_cluster_mapping` and the per-cluster running columns from `CpuInfo` packets.
 
 use crate::common::{ftl_ok, golden_rows, parse_csv, REAL_TRACES};
 use ftl::synth::{Cause, Pipeline, TraceBuilder, APP_PID};
@@ -268,7 +269,8 @@ fn without_the_scheduler_the_columns_are_null_and_the_diagnostics_say_what_to_re
             "sched/sched_switch",
             "sched/sched_waking",
             "sched/sched_blocked_reason",
-            "power/cpu_frequency"
+            "power/cpu_frequency",
+            "linux.system_info (CpuInfo)"
         ])
     );
     let text = ftl_ok(&["analyze", path.to_str().unwrap()]);
@@ -308,4 +310,190 @@ fn prev_state_decodes_by_the_traces_kernel_version() {
     // Without a kernel version, Perfetto's 4.4: preempted is 0x800.
     assert_eq!(states(None, 0x800), ["Running", "R+"]);
     assert_eq!(states(Some("5.10.1"), 0x80 | 2), ["Running", "DI"]);
+}
+
+/// The Pixel 6 layout: capacities 160 × 4, 498 × 2, 1024 × 2 (little, medium, big), with frequencies.
+const PIXEL6_CPUS: [(Option<u32>, &[u32]); 8] = [
+    (Some(160), &[300_000, 1_803_000]),
+    (Some(160), &[300_000, 1_803_000]),
+    (Some(160), &[300_000, 1_803_000]),
+    (Some(160), &[300_000, 1_803_000]),
+    (Some(498), &[400_000, 2_253_000]),
+    (Some(498), &[400_000, 2_253_000]),
+    (Some(1024), &[500_000, 2_802_000]),
+    (Some(1024), &[500_000, 2_802_000]),
+];
+
+/// `ftl table t android_cpu_cluster_mapping` of a small pipeline with these `CpuInfo` packets: (ucpu, cpu, cluster_type).
+fn cluster_mapping(packets: &[&[(Option<u32>, &[u32])]]) -> Vec<(String, String, String)> {
+    // `ftl table` wants FrameTimeline.
+    let mut t = Pipeline {
+        frames: 2,
+        ..Default::default()
+    }
+    .build();
+    for cpus in packets {
+        t.cpu_info(cpus);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.pftrace");
+    std::fs::write(&path, t.bytes()).unwrap();
+    let out = ftl_ok(&[
+        "table",
+        path.to_str().unwrap(),
+        "android_cpu_cluster_mapping",
+    ]);
+    let (header, rows) = parse_csv(&out);
+    assert_eq!(header, ["ucpu", "cpu", "cluster_type"]);
+    rows.into_iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
+        .collect()
+}
+
+/// The cluster types of [`cluster_mapping`], by CPU.
+fn cluster_types(packets: &[&[(Option<u32>, &[u32])]]) -> Vec<String> {
+    cluster_mapping(packets)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (ucpu, cpu, t))| {
+            assert_eq!((ucpu, cpu), (i.to_string(), i.to_string()));
+            t
+        })
+        .collect()
+}
+
+#[test]
+fn cpu_clusters_follow_capacity_else_maximum_frequency() {
+    let mut pixel6 = vec!["little"; 4];
+    pixel6.extend(["medium", "medium", "big", "big"]);
+    assert_eq!(cluster_types(&[&PIXEL6_CPUS]), pixel6);
+    // Equal capacities but one missing: the maximum frequencies (1.8, 2.4, 1.8 GHz) decide.
+    let by_frequency: [(Option<u32>, &[u32]); 3] = [
+        (Some(100), &[300_000, 1_800_000]),
+        (None, &[2_400_000, 300_000]),
+        (Some(100), &[500_000, 1_800_000]),
+    ];
+    assert_eq!(cluster_types(&[&by_frequency]), ["little", "big", "little"]);
+    // Neither capacities nor frequencies everywhere: one cluster, no type.
+    let neither: [(Option<u32>, &[u32]); 2] = [(None, &[300_000]), (Some(5), &[])];
+    assert_eq!(cluster_types(&[&neither]), ["", ""]);
+}
+
+#[test]
+fn two_three_and_four_clusters_have_types_five_do_not() {
+    let by_capacity = |n: u32| {
+        let cpus: Vec<(Option<u32>, &[u32])> = (1..=n).map(|c| (Some(100 * c), &[][..])).collect();
+        cluster_types(&[&cpus])
+    };
+    assert_eq!(by_capacity(2), ["little", "big"]);
+    assert_eq!(by_capacity(3), ["little", "medium", "big"]);
+    assert_eq!(by_capacity(4), ["little", "medium", "medium", "big"]);
+    assert_eq!(by_capacity(5), ["", "", "", "", ""]);
+    // Without CpuInfo: no rows.
+    assert_eq!(cluster_mapping(&[]), []);
+}
+
+/// The late UI thread of [`late_ui_pipeline`] on the Pixel 6 CPUs: on CPU 0 (little) from before the doFrame to
+/// +3 ms, runnable to +4 ms, on CPU 4 (medium) to +6 ms, runnable to +7 ms, then on CPU 6 (big) to after it.
+fn on_three_clusters(t: &mut TraceBuilder, (start, _): (i64, i64)) {
+    let at = |ns: i64| (start + ns) as u64;
+    let app = "com.example.app";
+    t.sched_switch(at(-MS), 0, 0, 0, APP_PID, app)
+        .sched_switch(at(3 * MS), 0, APP_PID, 0, 0, "swapper/0")
+        .sched_switch(at(4 * MS), 4, 0, 0, APP_PID, app)
+        .sched_switch(at(6 * MS), 4, APP_PID, 0, 0, "swapper/4")
+        .sched_switch(at(7 * MS), 6, 0, 0, APP_PID, app)
+        .sched_switch(at(40 * MS), 6, APP_PID, 1, 0, "swapper/6");
+}
+
+#[test]
+fn running_time_splits_by_the_cluster_of_its_cpu() {
+    let (p, span) = late_ui_pipeline();
+    let dur = span.1 - span.0;
+    assert!(
+        span.0 + 40 * MS > span.1,
+        "the thread runs past the doFrame"
+    );
+    let mut t = p.build();
+    t.kernel_release("5.10.107-android13-4")
+        .cpu_info(&PIXEL6_CPUS);
+    on_three_clusters(&mut t, span);
+    let row = late_row(&t);
+    let big = dur - 7 * MS;
+    for (column, ns) in [
+        ("ui_running_ns", 3 * MS + 2 * MS + big),
+        ("ui_running_little_ns", 3 * MS),
+        ("ui_running_mid_ns", 2 * MS),
+        ("ui_running_big_ns", big),
+        ("ui_runnable_ns", 2 * MS),
+    ] {
+        assert_eq!(row[column], ns.to_string(), "{column}: {row:?}");
+    }
+    // The RenderThread, of which the scheduler says nothing: null, not 0.
+    assert_eq!(row["rt_running_little_ns"], "");
+    // Without CpuInfo the split is unknown: null, the running time stays.
+    let mut t = p.build();
+    t.kernel_release("5.10.107-android13-4");
+    on_three_clusters(&mut t, span);
+    let row = late_row(&t);
+    assert_eq!(row["ui_running_ns"], (5 * MS + big).to_string());
+    for column in [
+        "ui_running_little_ns",
+        "ui_running_mid_ns",
+        "ui_running_big_ns",
+    ] {
+        assert_eq!(row[column], "", "{column}");
+    }
+}
+
+#[test]
+fn a_late_ui_thread_running_on_a_little_core_is_little_core() {
+    let (p, span) = late_ui_pipeline();
+    let at = |ns: i64| ns as u64;
+    // Running all the doFrame on `cpu` at a tenth of its top frequency, inside `inflate` but for 1 ms each side.
+    let running = |cpu: u32, cpus: Option<&[(Option<u32>, &[u32])]>| {
+        let mut t = p.build();
+        if let Some(cpus) = cpus {
+            t.cpu_info(cpus);
+        }
+        t.cpu_frequency(at(span.0 - 10 * MS), cpu, 1_800_000)
+            .cpu_frequency(at(span.0 - 5 * MS), cpu, 180_000)
+            .sched_switch(at(span.0 - MS), cpu, 0, 0, APP_PID, "com.example.app")
+            .sched_switch(at(span.1 + MS), cpu, APP_PID, 1, 0, "swapper/0")
+            .begin(at(span.0 + MS), APP_PID, APP_PID, "inflate")
+            .end(at(span.1 - MS), APP_PID, APP_PID);
+        t
+    };
+    // On little CPU 1 at low frequency: little_core takes all the running time, before low_frequency.
+    let little = running(1, Some(&PIXEL6_CPUS));
+    let row = late_row(&little);
+    assert_eq!(row["cause"], "little_core", "{row:?}");
+    assert_eq!(share(&row), 100.0);
+    // On big CPU 7 at low frequency: low_frequency. Without CpuInfo, CPU 1 the same.
+    for trace in [running(7, Some(&PIXEL6_CPUS)), running(1, None)] {
+        let row = late_row(&trace);
+        assert_eq!(row["cause"], "low_frequency", "{row:?}");
+        assert_eq!(share(&row), 100.0);
+    }
+    // With the clusters known, the diagnostics no longer ask for them.
+    let missing = |trace: &TraceBuilder| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.pftrace");
+        std::fs::write(&path, trace.bytes()).unwrap();
+        let out = ftl_ok(&["analyze", path.to_str().unwrap(), "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        report["diagnostics"]["cause_data_missing"].clone()
+    };
+    assert_eq!(
+        missing(&little),
+        serde_json::json!(["sched/sched_waking", "sched/sched_blocked_reason"])
+    );
+    assert_eq!(
+        missing(&running(1, None)),
+        serde_json::json!([
+            "sched/sched_waking",
+            "sched/sched_blocked_reason",
+            "linux.system_info (CpuInfo)"
+        ])
+    );
 }

@@ -52,6 +52,9 @@ pub struct StatePiece {
     pub end: i64,
     /// The state.
     pub kind: StateKind,
+    /// Running on a CPU of the little cluster (`android_cpu_cluster_mapping`); false when the trace has no
+    /// `CpuInfo` typing the CPUs.
+    pub little: bool,
 }
 
 /// What a blocking call on the late thread stands for in the rule.
@@ -97,13 +100,11 @@ pub struct Call {
     pub kind: CallKind,
 }
 
-/// Where the thread's running time inside the span ran, when the trace says.
+/// How fast the thread's running time inside the span off the little cluster ran, when the trace says.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Placement {
-    /// Running time on the little cluster, ns; `None` without a CPU cluster mapping (no `CpuInfo` packet).
-    pub little_running_ns: Option<i64>,
-    /// Mean CPU frequency over the running time as a fraction of the highest frequency those CPUs reached in
-    /// the trace; `None` without `cpu_frequency` events over all of it.
+    /// Mean CPU frequency over the running time not on a little CPU, as a fraction of the highest frequency
+    /// those CPUs reached in the trace; `None` without `cpu_frequency` events over all of it.
     pub frequency_ratio: Option<f64>,
 }
 
@@ -133,8 +134,6 @@ pub struct Cause {
     pub cause_share_pct: Option<f64>,
 }
 
-/// A little-cluster share of running time at or above this makes running time `little_core`.
-pub const LITTLE_CORE_SHARE: f64 = 0.5;
 /// A mean frequency below this fraction of the CPUs' highest makes running time `low_frequency`.
 pub const LOW_FREQUENCY_RATIO: f64 = 0.5;
 
@@ -164,15 +163,18 @@ lock contention may not: lock); inside `GC: Wait For` to gc; on the RenderThread
 dequeueBuffer or waitForBufferRelease to stuffing and inside a fence wait to gpu (back-pressure, not the app's \
 code); otherwise by state: R (runnable) to cpu_starved, R+ to preempted, D/DK with io_wait to io, S and other \
 D to sleeping[:<innermost section>], Running to slow_code:<innermost section> (the span's own name when no \
-section is inside). Running time counts as one bucket little_core when at least half of it ran on the little \
-cluster (needs the CpuInfo packet's clusters, which ftl does not read yet), else as low_frequency when its mean CPU frequency was \
-below half the highest those CPUs reached (needs power/cpu_frequency). Binder time counts as one bucket \
+section is inside). Running time on a CPU of the little cluster (Perfetto's android_cpu_cluster_mapping; needs \
+the CpuInfo packet of linux.system_info) goes to little_core instead, whatever the CPU's frequency: a little core \
+at its top speed is still the slow one, so little_core comes before low_frequency. The rest of the running time \
+counts as one bucket low_frequency when its mean CPU frequency was below half the highest those CPUs reached \
+(needs power/cpu_frequency). Binder time counts as one bucket \
 whatever the servers, and lock time whatever the owners, each named after the server or owner with the most \
 time. The largest bucket is the cause \
 (ties: binder, lock, gc, io, cpu_starved, preempted, little_core, low_frequency, slow_code, stuffing, gpu, \
 sleeping), and cause_share_pct is its (whole family's) time over the span. Frames late in the GPU, in SurfaceFlinger or by \
 Buffer Stuffing keep that stage as their cause. Time before the thread's first scheduler event is no bucket. \
-Without sched/sched_switch the cause is absent (–) and the diagnostics say which ftrace events to record; \
+Without sched/sched_switch the cause is absent (–) and the diagnostics say which ftrace events (and data \
+sources) to record; \
 without sched/sched_waking runnable time reads as sleeping, without sched/sched_blocked_reason D is not \
 split into io. Precedents: Perfetto's removed android_sysui_cuj jank_cause and \
 android_startup_opinionated_breakdown.";
@@ -220,6 +222,7 @@ pub fn thread_cause(e: &Evidence) -> Option<Cause> {
                 (Some(CallKind::Gc), _) => "gc".to_string(),
                 (Some(CallKind::BufferWait), _) => "stuffing".to_string(),
                 (Some(CallKind::GpuWait), _) => "gpu".to_string(),
+                (_, StateKind::Running) if piece.little => "little_core".to_string(),
                 (_, StateKind::Running) => {
                     match running.iter_mut().find(|(k, _)| k == section) {
                         Some((_, d)) => *d += to - from,
@@ -241,13 +244,11 @@ pub fn thread_cause(e: &Evidence) -> Option<Cause> {
         }
     }
     let running_ns: i64 = running.iter().map(|(_, d)| d).sum();
-    let p = e.placement;
     if running_ns > 0
-        && p.little_running_ns
-            .is_some_and(|l| l as f64 >= LITTLE_CORE_SHARE * running_ns as f64)
+        && e.placement
+            .frequency_ratio
+            .is_some_and(|r| r < LOW_FREQUENCY_RATIO)
     {
-        add("little_core".to_string(), running_ns);
-    } else if running_ns > 0 && p.frequency_ratio.is_some_and(|r| r < LOW_FREQUENCY_RATIO) {
         add("low_frequency".to_string(), running_ns);
     } else {
         for (section, d) in running {
@@ -324,7 +325,12 @@ mod tests {
             ts: a * MS,
             end: b * MS,
             kind,
+            little: false,
         }
+    }
+
+    fn on_little(p: StatePiece) -> StatePiece {
+        StatePiece { little: true, ..p }
     }
 
     fn call(a: i64, b: i64, depth: u32, name: &str, kind: CallKind) -> Call {
@@ -431,23 +437,43 @@ mod tests {
     fn placement_turns_running_time_into_little_core_or_low_frequency() {
         use StateKind::*;
         // 14 ms running over two sections (7 + 7) against 6 ms runnable.
+        let sections = vec![
+            call(0, 7, 1, "measure", CallKind::Section),
+            call(7, 14, 1, "layout", CallKind::Section),
+        ];
         let mut e = evidence(
             vec![piece(0, 14, Running), piece(14, 20, Runnable)],
-            vec![
-                call(0, 7, 1, "measure", CallKind::Section),
-                call(7, 14, 1, "layout", CallKind::Section),
-            ],
+            sections.clone(),
         );
         // Equal sections: the name sorting first.
         assert_eq!(named(&e), ("slow_code:layout".into(), 35.0));
-        e.placement.little_running_ns = Some(7 * MS);
-        assert_eq!(named(&e), ("little_core".into(), 70.0));
-        e.placement.little_running_ns = Some(7 * MS - 1);
-        assert_eq!(named(&e).0, "slow_code:layout");
         e.placement.frequency_ratio = Some(0.49);
         assert_eq!(named(&e), ("low_frequency".into(), 70.0));
         e.placement.frequency_ratio = Some(0.5);
         assert_eq!(named(&e).0, "slow_code:layout");
+        // 0–9 ms on a little CPU: little_core 9 ms against layout 5, runnable 6.
+        let split = vec![
+            on_little(piece(0, 9, Running)),
+            piece(9, 14, Running),
+            piece(14, 20, Runnable),
+        ];
+        let mut e = evidence(split.clone(), sections.clone());
+        assert_eq!(named(&e), ("little_core".into(), 45.0));
+        // Low frequency takes only the time off the little CPU: 5 ms, less than little_core's 9.
+        e.placement.frequency_ratio = Some(0.1);
+        assert_eq!(named(&e), ("little_core".into(), 45.0));
+        // Equal to a section's time, little_core wins the tie (vocabulary order): 7 ms each.
+        let e = evidence(
+            vec![on_little(piece(0, 7, Running)), piece(7, 14, Running)],
+            sections,
+        );
+        assert_eq!(named(&e), ("little_core".into(), 35.0));
+        // Inside a blocking call the call wins, on a little CPU too: binder 0–9 ms.
+        let binder = CallKind::Binder {
+            server: "system_server".into(),
+        };
+        let e = evidence(split, vec![call(0, 9, 1, "b", binder)]);
+        assert_eq!(named(&e), ("binder:system_server".into(), 45.0));
     }
 
     #[test]

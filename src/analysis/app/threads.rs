@@ -7,8 +7,9 @@ use super::blame::LateStage;
 use super::cause::{cause, Call, CallKind, Cause, Evidence, Placement, StateKind, StatePiece};
 use super::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
 use crate::model::binder::binder_txns;
+use crate::model::cluster::{ClusterType, CpuClusters};
 use crate::model::kept_names::is_critical_blocking_call;
-use crate::model::sched::{megacycles, Sched};
+use crate::model::sched::{megacycles, Cycles, Sched};
 use crate::model::Timeline;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::ser::SerializeMap;
@@ -21,12 +22,12 @@ use serde::{Serialize, Serializer};
 pub struct ThreadTimes {
     /// `Running`.
     pub running_ns: i64,
-    /// `Running` on the little / medium / big cluster (`android_cpu_cluster_mapping`); `None` without the
-    /// `CpuInfo` packet.
+    /// `Running` on a CPU whose `android_cpu_cluster_mapping.cluster_type` is `little`; `None` without a
+    /// `CpuInfo` packet typing the CPUs (running time on a CPU it does not type is in none of the three).
     pub running_little_ns: Option<i64>,
-    /// On the medium cluster(s).
+    /// On a `medium` CPU (either middle cluster of 4).
     pub running_mid_ns: Option<i64>,
-    /// On the big cluster.
+    /// On a `big` CPU.
     pub running_big_ns: Option<i64>,
     /// `R`.
     pub runnable_ns: i64,
@@ -121,6 +122,18 @@ impl ThreadTimes {
         }
     }
 
+    /// Adds `dur_ns` of running on a CPU of `cluster` to its column, if the columns are known.
+    fn add_running_on(&mut self, cluster: ClusterType, dur_ns: i64) {
+        let column = match cluster {
+            ClusterType::Little => &mut self.running_little_ns,
+            ClusterType::Medium => &mut self.running_mid_ns,
+            ClusterType::Big => &mut self.running_big_ns,
+        };
+        if let Some(ns) = column {
+            *ns += dur_ns;
+        }
+    }
+
     /// The values in the order of the column names.
     fn values(&self) -> [Option<i64>; 10] {
         [
@@ -171,6 +184,8 @@ type ThreadSlice = (i32, i64, i64);
 /// sections by frame, and the blocking calls of the threads that draw frames.
 pub struct ThreadSource<'t> {
     sched: &'t Sched,
+    /// The CPUs' cluster types, when the trace's `CpuInfo` types some CPU.
+    clusters: Option<&'t CpuClusters>,
     /// Per (pid, frame id): the doFrame (tid, ts, dur) chosen as [`super::blame::app_work`] chooses it.
     do_frames: FxHashMap<(i32, i64), ThreadSlice>,
     /// Per (pid, frame id): its DrawFrames (tid, ts, dur).
@@ -245,6 +260,7 @@ impl<'t> ThreadSource<'t> {
         }
         Some(ThreadSource {
             sched,
+            clusters: timeline.cpu_clusters.as_ref().filter(|c| c.is_typed()),
             do_frames,
             draw_frames,
             calls,
@@ -307,6 +323,7 @@ impl<'t> ThreadSource<'t> {
                 ts,
                 end,
                 kind: StateKind::of(self.sched.state_name(r.state).unwrap_or(""), r.io_wait),
+                little: self.cluster_of(r.cpu) == Some(ClusterType::Little),
             })
             .collect()
     }
@@ -314,12 +331,21 @@ impl<'t> ThreadSource<'t> {
     /// `slices` (tid, ts, dur) summed as `thread_slice_time_in_state` and `cpu_cycles_per_thread_slice` give them;
     /// `None` when the scheduler says nothing of the thread over them (no state, as Perfetto gives no row).
     fn times(&self, slices: &[ThreadSlice]) -> Option<ThreadTimes> {
-        let mut t = ThreadTimes::default();
+        let known = self.clusters.map(|_| 0);
+        let mut t = ThreadTimes {
+            running_little_ns: known,
+            running_mid_ns: known,
+            running_big_ns: known,
+            ..ThreadTimes::default()
+        };
         let (mut any, mut total) = (false, Some(0));
         for &(tid, ts, dur) in slices {
             for p in self.sched.time_in_state(tid, ts, dur) {
                 let kind = StateKind::of(self.sched.state_name(p.state).unwrap_or(""), p.io_wait);
                 t.add(kind, p.dur);
+                if let (StateKind::Running, Some(cluster)) = (kind, self.cluster_of(p.cpu)) {
+                    t.add_running_on(cluster, p.dur);
+                }
                 any = true;
             }
             let slice = self.sched.millicycles(tid, ts, dur).map(megacycles);
@@ -363,16 +389,29 @@ impl<'t> ThreadSource<'t> {
         })
     }
 
-    /// Where the thread ran inside `[a, b)`: its mean CPU frequency over its running time against the highest
-    /// those CPUs reached.
+    /// The cluster type of `cpu`, when the trace's `CpuInfo` gives one.
+    fn cluster_of(&self, cpu: Option<u32>) -> Option<ClusterType> {
+        self.clusters?.cluster_type(cpu?)
+    }
+
+    /// Where the thread ran inside `[a, b)` off the little cluster (the rule's `little_core` takes the rest):
+    /// its mean CPU frequency over that running time against the highest those CPUs reached.
     fn placement(&self, tid: i32, a: i64, b: i64) -> Placement {
-        let c = self.sched.cycles(tid, a, b);
-        let max_khz = self
-            .sched
-            .pieces(tid, a, b)
-            .into_iter()
-            .filter_map(|(.., r)| self.sched.max_frequency_khz(r.cpu?))
-            .max();
+        let mut c = Cycles::default();
+        let mut max_khz = None;
+        for (from, to, r) in self.sched.pieces(tid, a, b) {
+            let Some(cpu) = r
+                .cpu
+                .filter(|&cpu| self.cluster_of(Some(cpu)) != Some(ClusterType::Little))
+            else {
+                continue;
+            };
+            let piece = self.sched.cycles(tid, from, to);
+            c.running_ns += piece.running_ns;
+            c.known_ns += piece.known_ns;
+            c.millicycles += piece.millicycles;
+            max_khz = max_khz.max(self.sched.max_frequency_khz(cpu));
+        }
         let frequency_ratio = match max_khz {
             // millicycles = Σ ns × kHz / 1000: the mean kHz is millicycles × 1000 / ns.
             Some(max) if c.running_ns > 0 && c.known_ns == c.running_ns && max > 0 => {
@@ -380,22 +419,28 @@ impl<'t> ThreadSource<'t> {
             }
             _ => None,
         };
-        Placement {
-            little_running_ns: None,
-            frequency_ratio,
-        }
+        Placement { frequency_ratio }
     }
 }
 
-/// What to record for the thread columns and causes that `sched` (the trace's scheduler model) lacks: the
-/// ftrace events by name, in the order of the README's config.
-pub fn missing_data(sched: Option<&Sched>) -> Vec<String> {
-    let c = sched.map(Sched::coverage).unwrap_or_default();
+/// What to record for the thread columns and causes that `timeline` lacks: the ftrace events by name, in the
+/// order of the README's config, then the `CpuInfo` of data source `linux.system_info` (the clusters of
+/// `*_running_little_ns` … and `little_core`).
+pub fn missing_data(timeline: &Timeline) -> Vec<String> {
+    let c = timeline
+        .sched
+        .as_ref()
+        .map(Sched::coverage)
+        .unwrap_or_default();
     [
         (c.sched_switch, "sched/sched_switch"),
         (c.sched_waking, "sched/sched_waking"),
         (c.sched_blocked_reason, "sched/sched_blocked_reason"),
         (c.cpu_frequency, "power/cpu_frequency"),
+        (
+            timeline.cpu_clusters.is_some(),
+            "linux.system_info (CpuInfo)",
+        ),
     ]
     .into_iter()
     .filter(|(has, _)| !has)
