@@ -425,12 +425,22 @@ impl SchedBuilder {
                 .collect();
             self.heads_stale = false;
         }
-        while let Some(&Reverse((ts, i))) = self.heads.peek() {
+        loop {
+            let heads = self.heads.as_slice();
+            let Some(&Reverse((ts, i))) = heads.first() else {
+                break;
+            };
             if ts >= until {
                 break;
             }
-            self.heads.pop();
-            let second = self.heads.peek().map_or(i64::MAX, |Reverse((t, _))| *t);
+            // The next queue's earliest time: the smaller of the root's children.
+            let second = heads
+                .iter()
+                .skip(1)
+                .take(2)
+                .map(|Reverse((t, _))| *t)
+                .min()
+                .unwrap_or(i64::MAX);
             let (queue, cpu) = (&mut self.queues[i], self.queue_cpus[i]);
             while let Some(&(ts, event)) = queue.front() {
                 if ts > second || ts >= until {
@@ -439,8 +449,16 @@ impl SchedBuilder {
                 queue.pop_front();
                 self.replay.event(ts, cpu, event);
             }
-            if let Some((next, _)) = queue.front() {
-                self.heads.push(Reverse((*next, i)));
+            match queue.front() {
+                // The root takes the queue's new first time and sinks to its place.
+                Some(&(next, _)) => {
+                    if let Some(mut root) = self.heads.peek_mut() {
+                        *root = Reverse((next, i));
+                    }
+                }
+                None => {
+                    self.heads.pop();
+                }
             }
         }
         self.replayed_until = Some(until);
