@@ -15,7 +15,7 @@ const REPLAY_LAG_NS: i64 = 2_000_000_000;
 
 /// Collects scheduler events while a trace is read and replays them, in the order trace processor's sorter hands
 /// them on ([`SchedBuilder::push`]), through Perfetto's `ThreadStateTracker` as soon as no earlier event should
-/// come: memory is bounded by the events of the last [`REPLAY_LAG_NS`] and the rows kept, which are those of the
+/// come: memory is bounded by the events of the last 2 s (`REPLAY_LAG_NS`) and the rows kept, which are those of the
 /// threads that draw frames ([`SchedBuilder::keep`]) unless [`SchedBuilder::all_rows`]. The replay runs on a
 /// thread of its own, started by the first call, which takes what this builder is given in order.
 #[derive(Debug, Default)]
