@@ -17,7 +17,8 @@ const REPLAY_LAG_NS: i64 = 2_000_000_000;
 /// them on ([`SchedBuilder::push`]), through Perfetto's `ThreadStateTracker` as soon as no earlier event should
 /// come: memory is bounded by the events of the last 2 s (`REPLAY_LAG_NS`) and the rows kept, which are those of the
 /// threads that draw frames ([`SchedBuilder::keep`]) unless [`SchedBuilder::all_rows`]. The replay runs on a
-/// thread of its own, started by the first call, which takes what this builder is given in order.
+/// thread of its own, started by the first scheduler event (a trace without any starts none), which takes what
+/// this builder is given in order.
 #[derive(Debug, Default)]
 pub struct SchedBuilder {
     /// The newest event time pushed.
@@ -32,6 +33,8 @@ pub struct SchedBuilder {
     version: Option<(u32, u32)>,
     /// An event or a frame thread came after the replay passed its time.
     late: bool,
+    /// What came before the first event, handed on when the replay thread starts.
+    waiting: Vec<Message>,
     worker: Option<Worker>,
 }
 
@@ -107,8 +110,12 @@ impl SchedBuilder {
         }
     }
 
-    /// Hands `message` to the replay thread, starting it first.
+    /// Hands `message` to the replay thread; the first events start it, and until then messages wait.
     fn send(&mut self, message: Message) {
+        if self.worker.is_none() && !matches!(message, Message::Events(..)) {
+            self.waiting.push(message);
+            return;
+        }
         let all = self.all;
         let worker = self.worker.get_or_insert_with(|| {
             let (sender, messages) = std::sync::mpsc::sync_channel(MESSAGES_IN_FLIGHT);
@@ -123,7 +130,9 @@ impl SchedBuilder {
             Worker { sender, thread }
         });
         // A closed channel means the replay thread panicked: `build` resumes its panic.
-        let _ = worker.sender.send(message);
+        for message in self.waiting.drain(..).chain([message]) {
+            let _ = worker.sender.send(message);
+        }
     }
 
     /// The model, `None` without any scheduler event. Errors: none; a panic of the replay thread is resumed here.
