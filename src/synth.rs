@@ -538,7 +538,10 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
 ///   are offset;
 /// - ftrace packets (`ftrace_events`): every `FtraceEvent.timestamp` and the `compact_sched` timestamps are
 ///   shifted, and in `print` buffers the vsync id of `Choreographer#doFrame <id>`, `DrawFrame <id>` and
-///   `DrawFrames <id>` is offset, so that each copy's app sections join its own FrameTimeline slices.
+///   `DrawFrames <id>` is offset, so that each copy's app sections join its own FrameTimeline slices;
+/// - binder events: the `debug_id` of `binder_transaction` and `binder_transaction_received` is offset by
+///   `k × 2²⁰` (wrapping as the kernel's int32 does), so that, as in one long capture, each copy's transactions
+///   have ids of their own.
 ///
 /// The rewrite is done at the protobuf wire level: every other field, known to ftl or not, is copied byte for
 /// byte (the fields of sched events, interned data,
@@ -564,6 +567,7 @@ pub fn replicate<W: Write>(
         let shift = Shift {
             ns: k.wrapping_mul(shift_ns),
             id: (k as i64).wrapping_mul(id_stride),
+            binder_id: (k as i32).wrapping_mul(BINDER_ID_STRIDE),
         };
         for raw in &packets {
             if k == 0 {
@@ -579,12 +583,16 @@ pub fn replicate<W: Write>(
     Ok(())
 }
 
-/// What one replica copy adds: to timestamps (ns) and to ids (cookies, tokens, vsync ids).
+/// What one replica copy adds: to timestamps (ns), to ids (cookies, tokens, vsync ids) and to binder debug ids.
 #[derive(Debug, Clone, Copy)]
 struct Shift {
     ns: u64,
     id: i64,
+    binder_id: i32,
 }
+
+/// How far apart two replica copies' binder `debug_id`s are: more transactions than a capture of minutes holds.
+const BINDER_ID_STRIDE: i32 = 1 << 20;
 
 /// Reused output buffers, one per nesting level of the rewrite.
 #[derive(Debug, Default)]
@@ -608,6 +616,9 @@ const COMPACT_WAKING_TIMESTAMP: u32 = 7;
 const EVENT_TIMESTAMP: u32 = 1;
 const EVENT_PRINT: u32 = 3;
 const PRINT_BUF: u32 = 2;
+const EVENT_BINDER_TRANSACTION: u32 = 50;
+const EVENT_BINDER_TRANSACTION_RECEIVED: u32 = 51;
+const BINDER_DEBUG_ID: u32 = 1;
 
 /// One field of a message: its number, its value if varint or length-delimited, and its raw bytes (key included).
 enum Value<'a> {
@@ -797,7 +808,8 @@ fn shift_compact_sched(msg: &[u8], shift: Shift, out: &mut Vec<u8>) -> Result<()
     })
 }
 
-/// An `FtraceEvent`: its timestamp shifted and, for a `print`, the vsync id in its buffer offset.
+/// An `FtraceEvent`: its timestamp shifted and, for a `print`, the vsync id in its buffer offset, for a binder
+/// event its `debug_id`.
 fn shift_ftrace_event(
     msg: &[u8],
     shift: Shift,
@@ -817,6 +829,20 @@ fn shift_ftrace_event(
                             Some(new) => put_len_like(print, raw, buf, &new),
                             None => print.extend_from_slice(raw),
                         },
+                        _ => print.extend_from_slice(raw),
+                    }
+                    Ok(())
+                })?;
+                put_len_like(out, raw, body, print);
+            }
+            (EVENT_BINDER_TRANSACTION | EVENT_BINDER_TRANSACTION_RECEIVED, Value::Len(body)) => {
+                print.clear();
+                for_each_field(body, |field, value, raw| {
+                    match (field, value) {
+                        (BINDER_DEBUG_ID, Value::Varint(id)) => {
+                            let id = (id as i32).wrapping_add(shift.binder_id);
+                            put_varint(print, field, i64::from(id) as u64)
+                        }
                         _ => print.extend_from_slice(raw),
                     }
                     Ok(())
@@ -1183,8 +1209,8 @@ mod tests {
 
     #[test]
     fn replicated_ftrace_events_keep_unknown_fields() {
-        // An event with an unknown field (99) before its print, a print with an unknown field (7), and a
-        // compact_sched.
+        // An event with an unknown field (99) before its print, a print with an unknown field (7), a binder
+        // transaction and a compact_sched.
         let mut print = Vec::new();
         put_varint(&mut print, 7, 5);
         put_len(&mut print, PRINT_BUF, b"B|1|DrawFrame 40\n");
@@ -1192,9 +1218,19 @@ mod tests {
         put_varint(&mut event, EVENT_TIMESTAMP, 1_000);
         put_varint(&mut event, 99, 1);
         put_len(&mut event, EVENT_PRINT, &print);
+        // A binder_transaction: debug_id 7, target_node 3.
+        let binder = |ts: u64, debug_id: u64| {
+            let (mut txn, mut event) = (Vec::new(), Vec::new());
+            put_varint(&mut txn, BINDER_DEBUG_ID, debug_id);
+            put_varint(&mut txn, 2, 3);
+            put_varint(&mut event, EVENT_TIMESTAMP, ts);
+            put_len(&mut event, EVENT_BINDER_TRANSACTION, &txn);
+            event
+        };
         let mut bundle = Vec::new();
         put_varint(&mut bundle, 1, 3);
         put_len(&mut bundle, BUNDLE_EVENT, &event);
+        put_len(&mut bundle, BUNDLE_EVENT, &binder(0, 7));
         put_len(&mut bundle, 4, b"\x0a\x02\x01\x02");
         let mut packet = Vec::new();
         put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);
@@ -1213,6 +1249,7 @@ mod tests {
         put_len(&mut event, EVENT_PRINT, &print);
         put_varint(&mut bundle, 1, 3);
         put_len(&mut bundle, BUNDLE_EVENT, &event);
+        put_len(&mut bundle, BUNDLE_EVENT, &binder(500, 7 + (1 << 20)));
         // compact_sched's switch timestamps: deltas 1, 2 → the first shifted by 500 (501 = 0xf5 0x03).
         put_len(&mut bundle, 4, b"\x0a\x03\xf5\x03\x02");
         put_len(&mut packet, PACKET_FTRACE_EVENTS, &bundle);

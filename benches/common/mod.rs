@@ -70,8 +70,8 @@ pub fn run_bin(bin: &Path, args: &[&str], path: &Path) -> Result<(Duration, f64)
 /// Version of the replica format in the cached file names: bumped whenever `ftl::synth::replicate` writes
 /// different bytes, so that a replica built by an older one is never reused. 2: ftrace timestamps and the vsync
 /// ids of doFrame / DrawFrame atrace lines are shifted per copy (1, unnamed: FrameTimeline only); 3: `compact_sched`
-/// timestamps are shifted too.
-pub const REPLICA_VERSION: u32 = 3;
+/// timestamps are shifted too; 4: and binder `debug_id`s.
+pub const REPLICA_VERSION: u32 = 4;
 
 /// Time between replica copies, ns.
 const SHIFT_NS: u64 = 60_000_000_000;

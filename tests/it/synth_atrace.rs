@@ -257,6 +257,7 @@ struct Seen {
     compact_sched: usize,
     other_fields: usize,
     shifted_ids: usize,
+    binder: usize,
     frame_timeline: usize,
 }
 
@@ -294,9 +295,14 @@ fn check_compact_sched(original: &[u8], copy: &[u8], shift: u64) {
     }
 }
 
-/// Checks that `copy` is `original` shifted by (`shift`, `stride`): FrameTimeline timestamps and ids, every ftrace
-/// event's timestamp, vsync ids in print buffers; every other field identical.
-fn check_copy(original: &[u8], copy: &[u8], shift: u64, stride: i64, seen: &mut Seen) {
+/// Checks that `copy` is `original` shifted by (`shift`, `stride`, `binder_id`): FrameTimeline timestamps and ids,
+/// every ftrace event's timestamp, vsync ids in print buffers, binder debug ids; every other field identical.
+fn check_copy(
+    original: &[u8],
+    copy: &[u8],
+    (shift, stride, binder_id): (u64, i64, i32),
+    seen: &mut Seen,
+) {
     let (a, b) = (fields(original), fields(copy));
     assert_eq!(a.len(), b.len(), "same packet fields");
     let frame_timeline = a.iter().any(|f| f.0 == 76);
@@ -356,6 +362,17 @@ fn check_copy(original: &[u8], copy: &[u8], shift: u64, stride: i64, seen: &mut 
                                 }
                             }
                             2 => assert_eq!(u, v),
+                            50 | 51 => {
+                                seen.binder += 1;
+                                for (p, q) in fields(&u.2).iter().zip(&fields(&v.2)) {
+                                    if p.0 == 1 {
+                                        let id = (varint(&p.2) as i32).wrapping_add(binder_id);
+                                        assert_eq!(varint(&q.2), i64::from(id) as u64);
+                                    } else {
+                                        assert_eq!(p, q);
+                                    }
+                                }
+                            }
                             _ => {
                                 seen.other_fields += 1;
                                 assert_eq!(u, v, "payload of event field {}", u.0);
@@ -374,6 +391,7 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
     const COPIES: u64 = 3;
     const SHIFT: u64 = 60_000_000_000;
     const STRIDE: i64 = 1 << 32;
+    const BINDER_STRIDE: i32 = 1 << 20;
     let path = shared().join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
     let original = std::fs::read(&path).unwrap();
     let mut replica = Vec::new();
@@ -393,7 +411,12 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
             if k == 0 {
                 assert_eq!(*packet, copy, "copy 0 is the original");
             }
-            check_copy(packet, copy, k as u64 * SHIFT, k as i64 * STRIDE, &mut seen);
+            let by = (
+                k as u64 * SHIFT,
+                k as i64 * STRIDE,
+                k as i32 * BINDER_STRIDE,
+            );
+            check_copy(packet, copy, by, &mut seen);
         }
         per_copy.push(seen);
     }
@@ -408,6 +431,7 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
     assert!(seen.shifted_ids > 10, "{seen:?}");
     assert!(seen.frame_timeline > 10, "{seen:?}");
     assert!(seen.compact_sched > 100, "{seen:?}");
+    assert!(seen.binder > 100, "{seen:?}");
     // Sizes: copy 0 is the original; a later copy differs by the rewritten varints only (lengths keep the
     // original's padded width).
     assert_eq!(&replica[..original.len()], &original[..]);
