@@ -241,9 +241,9 @@ pub fn str_split<'a>(s: &'a str, delimiter: &str, field: usize) -> Option<&'a st
 ///   `aidl_name` = the next slice by time on the server thread among the AIDL server slices and `binder async
 ///   rcv` slices, unless that is a `binder async rcv`.
 ///
-/// Only the transactions whose client thread passes `client` are made (the per-frame columns ask for a few
-/// threads'; the table for all).
-pub fn binder_txns(timeline: &Timeline, client: impl Fn(i32) -> bool) -> Vec<BinderTxn> {
+/// Only the transactions whose client slice passes `client` are made (the per-frame columns ask for those inside
+/// frames; the table for all).
+pub fn binder_txns(timeline: &Timeline, client: impl Fn(&Section) -> bool) -> Vec<BinderTxn> {
     let app = &timeline.app;
     let sections = &app.sections;
     let named = |i: u32, name: &str| {
@@ -256,7 +256,7 @@ pub fn binder_txns(timeline: &Timeline, client: impl Fn(i32) -> bool) -> Vec<Bin
         .flows
         .iter()
         .copied()
-        .filter(|&(from, _)| thread_of(from).is_some_and(&client))
+        .filter(|&(from, _)| sections.get(from as usize).is_some_and(&client))
         .collect();
     let servers: FxHashSet<i32> = flows.iter().filter_map(|&(_, to)| thread_of(to)).collect();
     // The servers' AIDL slices: by direct parent, and (with the async receipts) in time order per thread.

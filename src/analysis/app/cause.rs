@@ -91,8 +91,9 @@ pub struct Call {
     pub end: i64,
     /// Depth on the thread (0 = outermost).
     pub depth: u32,
-    /// Its name as `top_blocking_call` shows it ([`super::blocking::standardize`]).
-    pub name: String,
+    /// Its name as `top_blocking_call` shows it ([`super::blocking::standardize`]), shared by the calls of one
+    /// section name.
+    pub name: std::sync::Arc<str>,
     /// One of Perfetto's critical blocking calls (or a binder transaction): a candidate for
     /// `top_blocking_call`.
     pub blocking: bool,
@@ -214,7 +215,7 @@ pub fn thread_cause(e: &Evidence) -> Option<Cause> {
             continue;
         }
         for (from, to, call) in innermost_calls(&e.calls, a, b) {
-            let section = call.map_or(e.span_name, |c| c.name.as_str());
+            let section = call.map_or(e.span_name, |c| &*c.name);
             let key = match (call.map(|c| &c.kind), piece.kind) {
                 (Some(CallKind::Binder { server }), _) => format!("binder:{server}"),
                 (Some(CallKind::Lock { owner: Some(owner) }), _) => format!("lock:{owner}"),
@@ -338,7 +339,7 @@ mod tests {
             ts: a * MS,
             end: b * MS,
             depth,
-            name: name.to_string(),
+            name: name.into(),
             blocking: true,
             kind,
         }

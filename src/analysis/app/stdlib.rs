@@ -132,14 +132,19 @@ pub const DRAW_FRAME: &str = "DrawFrame";
 
 /// The sections whose name starts with `prefix` and carries a frame id ([`frame_id_of`]), in slice order.
 pub fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
+    // Per interned name: its frame id if it is such a name (names repeat over many sections).
+    let ids: Vec<Option<i64>> = app
+        .names
+        .iter()
+        .map(|name| frame_id_of(name).filter(|_| name.starts_with(prefix)))
+        .collect();
     app.sections
         .iter()
         .enumerate()
-        .filter(|(_, s)| app.name(s.name).starts_with(prefix))
         .filter_map(|(i, s)| {
             Some(FrameSection {
                 section: i,
-                frame_id: frame_id_of(app.name(s.name))?,
+                frame_id: (*ids.get(s.name as usize)?)?,
                 tid: s.tid,
                 pid: app.pid_of(s.tid),
                 ts: s.ts,

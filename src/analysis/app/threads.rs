@@ -10,10 +10,12 @@ use crate::model::binder::binder_txns;
 use crate::model::cluster::{ClusterType, CpuClusters};
 use crate::model::kept_names::is_critical_blocking_call;
 use crate::model::sched::{megacycles, Cycles, Sched};
+use crate::model::sections::Section;
 use crate::model::Timeline;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::sync::Arc;
 
 /// One thread's time over its frame slices by state, ns, as Perfetto's `thread_slice_time_in_state` sums it
 /// (slice ∩ states of dur > 0; time before the thread's first scheduler event and open-ended states count
@@ -194,17 +196,65 @@ pub struct ThreadSource<'t> {
     calls: FxHashMap<i32, Vec<Call>>,
 }
 
+/// Per thread, the spans [`ThreadSource::columns`] reads calls over: each doFrame, and each frame's first DrawFrame
+/// start … last DrawFrame end (a superset: every thread of the frame's DrawFrames, every DrawFrame). Sorted by
+/// start, with the running maximum of the ends, so that "does `[ts, end)` overlap a span" is one binary search.
+struct FrameSpans(FxHashMap<i32, (Vec<i64>, Vec<i64>)>);
+
+impl FrameSpans {
+    fn new<'a>(
+        do_frames: impl Iterator<Item = &'a ThreadSlice>,
+        draw_frames: impl Iterator<Item = &'a Vec<ThreadSlice>>,
+    ) -> Self {
+        let mut spans: FxHashMap<i32, Vec<(i64, i64)>> = FxHashMap::default();
+        for &(tid, ts, dur) in do_frames {
+            spans.entry(tid).or_default().push((ts, ts + dur));
+        }
+        for frame in draw_frames {
+            let start = frame.iter().map(|d| d.1).min().unwrap_or(0);
+            let end = frame.iter().map(|d| d.1 + d.2).max().unwrap_or(start);
+            for &(tid, ..) in frame {
+                spans.entry(tid).or_default().push((start, end));
+            }
+        }
+        let by_tid = spans
+            .into_iter()
+            .map(|(tid, mut spans)| {
+                spans.sort_unstable();
+                let starts = spans.iter().map(|s| s.0).collect();
+                let ends = spans
+                    .iter()
+                    .scan(i64::MIN, |max, s| {
+                        *max = (*max).max(s.1);
+                        Some(*max)
+                    })
+                    .collect();
+                (tid, (starts, ends))
+            })
+            .collect();
+        FrameSpans(by_tid)
+    }
+
+    /// Whether `[ts, end)` of thread `tid` overlaps one of its spans `[a, b)` (`ts < b && end > a`).
+    fn overlaps(&self, tid: i32, ts: i64, end: i64) -> bool {
+        let Some((starts, ends)) = self.0.get(&tid) else {
+            return false;
+        };
+        let before = starts.partition_point(|&a| a < end);
+        before > 0 && ends[before - 1] > ts
+    }
+}
+
 impl<'t> ThreadSource<'t> {
-    /// `None` when the trace has no scheduler data (every thread column is then null).
+    /// `None` when the trace has no scheduler data (every thread column is then null). Only the calls that
+    /// overlap a frame's span on their thread are read ([`FrameSpans`]): no other is ever asked for.
     pub fn new(timeline: &'t Timeline) -> Option<Self> {
         let sched = timeline.sched.as_ref()?;
         let app = &timeline.app;
         let mut do_frames: FxHashMap<(i32, i64), ThreadSlice> = FxHashMap::default();
         let mut draw_frames: FxHashMap<(i32, i64), Vec<ThreadSlice>> = FxHashMap::default();
-        let mut tids = FxHashSet::default();
         for d in frame_sections(app, DO_FRAME) {
             let Some(pid) = d.pid else { continue };
-            tids.insert(d.tid);
             let e = do_frames
                 .entry((pid, d.frame_id))
                 .or_insert((d.tid, d.ts, d.dur));
@@ -215,29 +265,41 @@ impl<'t> ThreadSource<'t> {
         }
         for r in frame_sections(app, DRAW_FRAME) {
             let Some(pid) = r.pid else { continue };
-            tids.insert(r.tid);
             draw_frames
                 .entry((pid, r.frame_id))
                 .or_default()
                 .push((r.tid, r.ts, r.dur));
         }
+        let spans = FrameSpans::new(do_frames.values(), draw_frames.values());
         let thread_name = |tid: i32| app.thread_name(tid).map(str::to_string);
+        // Per section name: its kind, name and whether it is a critical blocking call, once.
+        let mut by_name: FxHashMap<u32, Option<(CallKind, Arc<str>, bool)>> = FxHashMap::default();
         let mut calls: FxHashMap<i32, Vec<Call>> = FxHashMap::default();
-        for s in app.sections.iter().filter(|s| tids.contains(&s.tid)) {
-            let name = app.name(s.name);
-            let Some(kind) = call_kind(name, &thread_name) else {
+        for s in &app.sections {
+            let end = if s.dur < 0 { i64::MAX } else { s.ts + s.dur };
+            if !spans.overlaps(s.tid, s.ts, end) {
+                continue;
+            }
+            let call = by_name.entry(s.name).or_insert_with(|| {
+                let name = app.name(s.name);
+                let kind = call_kind(name, &thread_name)?;
+                let shown = call_name(name, &kind).into();
+                Some((kind, shown, is_critical_blocking_call(name.as_bytes())))
+            });
+            let Some((kind, name, blocking)) = call else {
                 continue;
             };
             calls.entry(s.tid).or_default().push(Call {
                 ts: s.ts,
-                end: if s.dur < 0 { i64::MAX } else { s.ts + s.dur },
+                end,
                 depth: s.depth,
-                name: call_name(name, &kind),
-                blocking: is_critical_blocking_call(name.as_bytes()),
-                kind,
+                name: name.clone(),
+                blocking: *blocking,
+                kind: kind.clone(),
             });
         }
-        for t in binder_txns(timeline, |tid| tids.contains(&tid))
+        let in_a_span = |s: &Section| spans.overlaps(s.tid, s.ts, s.ts + s.dur.max(0));
+        for t in binder_txns(timeline, in_a_span)
             .into_iter()
             .filter(|t| t.is_sync)
         {
@@ -253,7 +315,8 @@ impl<'t> ThreadSource<'t> {
                 name: format!(
                     "{} ({server})",
                     t.aidl_name.as_deref().unwrap_or("binder transaction")
-                ),
+                )
+                .into(),
                 blocking: true,
                 kind: CallKind::Binder { server },
             });
@@ -375,7 +438,7 @@ impl<'t> ThreadSource<'t> {
             })
             .filter(|(c, _)| c.blocking)
             .min_by(|x, y| y.1.cmp(&x.1).then(x.0.ts.cmp(&y.0.ts)))
-            .map(|(c, d)| (c.name.clone(), d))
+            .map(|(c, d)| (c.name.to_string(), d))
     }
 
     /// Synchronous binder transactions inside the spans: their time inside them, ns, and their count.
@@ -508,6 +571,27 @@ pub fn call_name(name: &str, kind: &CallKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_read_only_where_they_overlap_a_frame_span_of_their_thread() {
+        // Thread 7: a doFrame [100, 200) and one at [50, 60); thread 8: two DrawFrames of one frame, [300, 310)
+        // and [340, 350), whose span is [300, 350).
+        let do_frames = [(7, 100, 100), (7, 50, 10)];
+        let draw_frames = [vec![(8, 300, 10), (8, 340, 10)]];
+        let spans = FrameSpans::new(do_frames.iter(), draw_frames.iter());
+        for (tid, ts, end, want) in [
+            (7, 0, 51, true),    // reaches into [50, 60)
+            (7, 60, 100, false), // between the doFrames, touching both
+            (7, 0, i64::MAX, true),
+            (7, 199, 199, true), // of duration 0, inside
+            (7, 200, 300, false),
+            (8, 320, 330, true), // between the DrawFrames, inside the frame's span
+            (8, 350, 400, false),
+            (9, 0, i64::MAX, false), // a thread without frames
+        ] {
+            assert_eq!(spans.overlaps(tid, ts, end), want, "{tid} [{ts}, {end})");
+        }
+    }
 
     fn kind(name: &str) -> Option<CallKind> {
         call_kind(name, &|tid| {
