@@ -340,13 +340,15 @@ impl<'s> PacketDecoder<'s> {
                     for (tid, comm) in names.into_iter().flatten() {
                         self.comm(ts, tid, comm);
                     }
-                    self.summary.sched_events += 1;
-                    match clock {
-                        Some(clock) => match self.clock.to_trace(clock, ts) {
-                            Some(ts_ns) => sched.push((ts_ns, event)),
-                            None => self.pending.push((clock, ts, Timed::Sched { cpu, event })),
-                        },
-                        None => self.summary.unconvertible_timestamps += 1,
+                    self.sched_event(clock, cpu, ts, event, &mut sched);
+                }
+                FtraceItem::Compact(compact) => {
+                    for (tid, ts, comm) in compact.names {
+                        self.comm(ts, tid, comm);
+                    }
+                    sched.reserve(compact.events.len());
+                    for (ts, event) in compact.events {
+                        self.sched_event(clock, cpu, ts, event, &mut sched);
                     }
                 }
                 FtraceItem::Binder { ts, tid, event } => match clock {
@@ -374,6 +376,26 @@ impl<'s> PacketDecoder<'s> {
         self.items = recycled(items);
         if !sched.is_empty() {
             self.emit(Event::Sched { cpu, events: sched });
+        }
+    }
+
+    /// A scheduler event of `cpu` at raw time `ts` on `clock`: into `sched` (the bundle's events) with its time
+    /// converted, or kept until a clock snapshot allows, or counted if its clock never converts.
+    fn sched_event(
+        &mut self,
+        clock: Option<u32>,
+        cpu: u32,
+        ts: u64,
+        event: Sched,
+        sched: &mut Vec<(i64, Sched)>,
+    ) {
+        self.summary.sched_events += 1;
+        match clock {
+            Some(clock) => match self.clock.to_trace(clock, ts) {
+                Some(ts_ns) => sched.push((ts_ns, event)),
+                None => self.pending.push((clock, ts, Timed::Sched { cpu, event })),
+            },
+            None => self.summary.unconvertible_timestamps += 1,
         }
     }
 

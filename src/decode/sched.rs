@@ -98,21 +98,45 @@ const IRQ_FLAGS: u64 = 0x08 | 0x10;
 /// The chunks of a packed repeated varint field (a writer may split one; usually there is one), read in place.
 type Chunks<'a> = smallvec::SmallVec<[&'a [u8]; 1]>;
 
-/// The varints of a packed field's chunks, in order; a malformed varint ends the field.
-fn varints<'c>(chunks: &'c Chunks<'_>) -> impl Iterator<Item = u64> + 'c {
-    chunks.iter().flat_map(|chunk| {
-        let mut w = Bytes::new(chunk);
-        std::iter::from_fn(move || (!w.at_eof()).then(|| w.varint().ok()).flatten())
-    })
+/// A packed field's bytes: its one chunk in place, or its chunks joined.
+fn joined<'a>(chunks: &Chunks<'a>) -> std::borrow::Cow<'a, [u8]> {
+    match chunks.as_slice() {
+        [] => std::borrow::Cow::Borrowed(&[]),
+        [one] => std::borrow::Cow::Borrowed(one),
+        many => std::borrow::Cow::Owned(many.concat()),
+    }
 }
 
-/// `FtraceEventBundle.compact_sched`: its switches, then its wakings (each array in time order; the caller
-/// sorts all events by time), with their raw timestamps. An event whose arrays are shorter than its
-/// timestamps' is dropped. The packed arrays are read in place, without a copy.
-pub(super) fn compact<'a>(
-    msg: &'a [u8],
-    emit: &mut dyn FnMut(u64, Sched, Names<'a>),
-) -> Result<(), WireError> {
+/// The varints of a packed field, in order; a malformed varint ends the field.
+struct Varints<'a>(Bytes<'a>);
+
+impl Iterator for Varints<'_> {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.0.at_eof() {
+            return None;
+        }
+        self.0.varint().ok()
+    }
+}
+
+/// `FtraceEventBundle.compact_sched` decoded: its switches, then its wakings (each array in time order; the
+/// caller sorts all events by time), with their raw timestamps; and the thread names its switches give.
+#[derive(Debug, Default, PartialEq)]
+pub struct CompactSched<'a> {
+    /// (raw timestamp, event).
+    pub events: Vec<(u64, Sched)>,
+    /// Per thread switched to under a name, in the order first met: the last (tid, raw timestamp, `next_comm`).
+    /// Only a thread's last name in a bundle can outlast the others (its names are in time order), so the
+    /// earlier ones are left out.
+    pub names: Vec<(i32, u64, &'a [u8])>,
+}
+
+/// Decodes `compact_sched` (`msg`). An event whose arrays are shorter than its timestamps' is dropped. The
+/// packed arrays are read in place unless a writer split one.
+pub(super) fn compact(msg: &[u8]) -> Result<CompactSched<'_>, WireError> {
     let mut wire = Bytes::new(msg);
     let mut table: smallvec::SmallVec<[&[u8]; 32]> = smallvec::SmallVec::new();
     let mut fields: [Chunks<'_>; 13] = Default::default();
@@ -123,37 +147,67 @@ pub(super) fn compact<'a>(
             (_, wt) => wire.skip_value(wt)?,
         }
     }
-    let name = |index: Option<u64>| -> &'a [u8] {
-        index
-            .and_then(|i| table.get(usize::try_from(i).ok()?))
-            .copied()
-            .unwrap_or(&[])
-    };
-    let field = |f: u32| varints(&fields[f as usize]);
-    let (mut states, mut pids, mut comms) = (
+    let field = |f: u32| joined(&fields[f as usize]);
+    let (timestamps, states, pids, comms) = (
+        field(SWITCH_TIMESTAMP),
         field(SWITCH_PREV_STATE),
         field(SWITCH_NEXT_PID),
         field(SWITCH_NEXT_COMM_INDEX),
     );
+    let (mut states, mut pids, mut comms) = (
+        Varints(Bytes::new(&states)),
+        Varints(Bytes::new(&pids)),
+        Varints(Bytes::new(&comms)),
+    );
+    // Each varint takes a byte at least: the bytes bound the events.
+    let mut out = CompactSched {
+        events: Vec::with_capacity(
+            timestamps.len()
+                + fields[WAKING_TIMESTAMP as usize]
+                    .iter()
+                    .map(|c| c.len())
+                    .sum::<usize>(),
+        ),
+        names: Vec::with_capacity(table.len()),
+    };
+    // Index into `out.names` of each thread named so far (a bundle's CPU runs a few dozen threads).
+    let mut named: rustc_hash::FxHashMap<i32, usize> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(4 * table.len(), Default::default());
     let mut ts = 0u64;
-    for delta in field(SWITCH_TIMESTAMP) {
+    for delta in Varints(Bytes::new(&timestamps)) {
         ts = ts.wrapping_add(delta);
         let (Some(state), Some(next)) = (states.next(), pids.next()) else {
             break;
         };
         let next = next as i32;
-        let event = Sched::Switch {
-            prev_tid: None,
-            // Packed int64: the varint is the two's complement, of which Perfetto reads 16 bits.
-            prev_state: state as u16,
-            next_tid: next,
-        };
-        emit(ts, event, [Some((next, name(comms.next()))), None]);
+        out.events.push((
+            ts,
+            Sched::Switch {
+                prev_tid: None,
+                // Packed int64: the varint is the two's complement, of which Perfetto reads 16 bits.
+                prev_state: state as u16,
+                next_tid: next,
+            },
+        ));
+        let comm = comms
+            .next()
+            .and_then(|i| table.get(usize::try_from(i).ok()?))
+            .copied()
+            .unwrap_or(&[]);
+        // An empty name names nothing (the reader leaves empty comms out).
+        if !comm.is_empty() {
+            let at = *named.entry(next).or_insert(out.names.len());
+            match out.names.get_mut(at) {
+                Some(last) => *last = (next, ts, comm),
+                None => out.names.push((next, ts, comm)),
+            }
+        }
     }
     // Perfetto names no thread from compact_sched's wakings: their comms are not read.
-    let (mut pids, mut flags) = (field(WAKING_PID), field(WAKING_COMMON_FLAGS));
+    let (pids, flags) = (field(WAKING_PID), field(WAKING_COMMON_FLAGS));
+    let (mut pids, mut flags) = (Varints(Bytes::new(&pids)), Varints(Bytes::new(&flags)));
     let mut ts = 0u64;
-    for delta in field(WAKING_TIMESTAMP) {
+    for delta in Varints(Bytes::new(&field(WAKING_TIMESTAMP))) {
         ts = ts.wrapping_add(delta);
         let Some(pid) = pids.next() else {
             break;
@@ -164,7 +218,40 @@ pub(super) fn compact<'a>(
             // Perfetto reads an absent flags array as 0; hard or soft IRQ bits make irq_context.
             irq: Some(flags.next().is_some_and(|f| f & IRQ_FLAGS != 0)),
         };
-        emit(ts, event, [None, None]);
+        out.events.push((ts, event));
     }
-    Ok(())
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packed(out: &mut Vec<u8>, field: u32, values: &[u64]) {
+        let mut body = Vec::new();
+        values
+            .iter()
+            .for_each(|&v| prost::encoding::encode_varint(v, &mut body));
+        prost::encoding::encode_varint(u64::from(field << 3 | u32::from(LEN)), out);
+        prost::encoding::encode_varint(body.len() as u64, out);
+        out.extend_from_slice(&body);
+    }
+
+    #[test]
+    fn compact_sched_names_each_thread_by_its_last_non_empty_name() {
+        let mut msg = Vec::new();
+        for name in [&b"a"[..], b"b", b""] {
+            prost::encoding::encode_varint(u64::from(INTERN_TABLE << 3 | u32::from(LEN)), &mut msg);
+            prost::encoding::encode_varint(name.len() as u64, &mut msg);
+            msg.extend_from_slice(name);
+        }
+        // Thread 43 switched to as "a" (t=10), "b" (t=11), "" (t=12); thread 44 as "a" (t=13).
+        packed(&mut msg, SWITCH_TIMESTAMP, &[10, 1, 1, 1]);
+        packed(&mut msg, SWITCH_PREV_STATE, &[0, 0, 0, 0]);
+        packed(&mut msg, SWITCH_NEXT_PID, &[43, 43, 43, 44]);
+        packed(&mut msg, SWITCH_NEXT_COMM_INDEX, &[0, 1, 2, 0]);
+        let c = compact(&msg).unwrap();
+        assert_eq!(c.events.len(), 4);
+        assert_eq!(c.names, [(43, 11, &b"b"[..]), (44, 13, b"a")]);
+    }
 }
