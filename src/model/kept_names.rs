@@ -23,13 +23,23 @@ impl NamePattern {
         match self {
             NamePattern::Exact(p) => name == p.as_bytes(),
             NamePattern::Prefix(p) => name.starts_with(p.as_bytes()),
-            NamePattern::Contains(p) => memchr::memmem::find(name, p.as_bytes()).is_some(),
+            NamePattern::Contains(p) => contains(name, p.as_bytes()),
         }
     }
 }
 
-/// The one substring pattern of [`CRITICAL_BLOCKING_CALLS`].
-const BINDER_TRANSACTION: &str = "binder transaction";
+/// Whether `name` contains `pattern`, compared where its first byte is found (a vectorised scan): for names of a
+/// few dozen bytes that costs less than a general substring search.
+fn contains(name: &[u8], pattern: &[u8]) -> bool {
+    let (Some(&first), Some(last_start)) = (pattern.first(), name.len().checked_sub(pattern.len()))
+    else {
+        return pattern.is_empty();
+    };
+    memchr::memchr_iter(first, &name[..=last_start]).any(|i| name[i..].starts_with(pattern))
+}
+
+/// The one substring pattern of [`CRITICAL_BLOCKING_CALLS`], which the first-byte table cannot hold.
+const BINDER_TRANSACTION: NamePattern = NamePattern::Contains("binder transaction");
 
 /// Perfetto's critical blocking calls: the names `_is_relevant_blocking_call_expr` matches in stdlib
 /// `android/critical_blocking_calls.sql` (google/perfetto @ ec5d16b1), without its Handler-message heuristics,
@@ -53,7 +63,7 @@ pub const CRITICAL_BLOCKING_CALLS: [NamePattern; 29] = [
     NamePattern::Prefix("monitor contention with"),
     NamePattern::Prefix("SuspendThreadByThreadId"),
     NamePattern::Prefix("LoadApkAssetsFd"),
-    NamePattern::Contains(BINDER_TRANSACTION),
+    BINDER_TRANSACTION,
     NamePattern::Prefix("inflate"),
     NamePattern::Prefix("Lock contention on"),
     NamePattern::Prefix("relayoutWindow"),
@@ -70,17 +80,7 @@ pub const CRITICAL_BLOCKING_CALLS: [NamePattern; 29] = [
 /// True if a thread slice named `name` is one of Perfetto's critical blocking calls ([`CRITICAL_BLOCKING_CALLS`]).
 pub fn is_critical_blocking_call(name: &[u8]) -> bool {
     by_first_byte(name).any(|(p, critical)| critical && p.matches(name))
-        || contains_binder_transaction(name)
-}
-
-/// The substring pattern of [`CRITICAL_BLOCKING_CALLS`]: compared where a `b` is found (a vectorised scan), which
-/// for names of a few dozen bytes costs less than a general substring search.
-fn contains_binder_transaction(name: &[u8]) -> bool {
-    let pattern = BINDER_TRANSACTION.as_bytes();
-    let Some(last_start) = name.len().checked_sub(pattern.len()) else {
-        return false;
-    };
-    memchr::memchr_iter(pattern[0], &name[..=last_start]).any(|i| name[i..].starts_with(pattern))
+        || BINDER_TRANSACTION.matches(name)
 }
 
 /// The exact and prefix patterns that can match `name`: those of [`CRITICAL_BLOCKING_CALLS`] (flagged `true`)
@@ -125,7 +125,7 @@ pub fn keeps(name: &[u8]) -> bool {
         return false;
     };
     by_first_byte(name).any(|(p, _)| p.matches(name))
-        || contains_binder_transaction(name)
+        || BINDER_TRANSACTION.matches(name)
         || ((last == b'e' || last == b'd')
             && LOCK_NAME_SUFFIXES
                 .iter()
@@ -145,6 +145,8 @@ mod tests {
             "Lock contention on a monitor lock (owner tid: 1)",
             "AIDL::java::IFoo::bar::client binder transaction",
             "binder transaction async",
+            "bbinder transaction",
+            "x binder transaction",
             "GC: Wait For Completion",
             "drawLayer x",
             "dequeueBuffer",
@@ -158,6 +160,8 @@ mod tests {
             "drawLayer",
             "monitor contention",
             "binder reply",
+            "binder transactio",
+            "binder  transaction",
             "Choreographer#doFrame 1",
         ] {
             assert!(!is_critical_blocking_call(no.as_bytes()), "{no}");
