@@ -3,6 +3,7 @@
 //! expected slice.
 
 use super::app::blame::{late_stage, AppWork, AppWorkColumns, FrameDeadline, LateStage};
+use super::app::stdlib::FrameSections;
 use super::app::threads::{ThreadColumns, ThreadSource};
 use super::classify::{Derived, Reason};
 use super::explain::{attribution, Attribution};
@@ -213,8 +214,9 @@ pub struct DisplayFrameRow {
 /// by one (each with its `present_interval_ns` if `with_intervals`, else without, for rows that are only
 /// summarised) and returns the DisplayFrame rows (none without `display_labels`). The expected slices are read
 /// from `expected` ([`Timeline::expected`]'s bounds). Takes the timeline, the links and the labels: the
-/// SurfaceFrame links and labels are freed before the DisplayFrame rows are built. `work` is the app's doFrame /
-/// DrawFrame per (pid, token) ([`super::app::blame::app_work`]).
+/// SurfaceFrame links and labels are freed before the DisplayFrame rows are built. `sections` are the trace's
+/// doFrame / DrawFrame sections and `work` the app's work per (pid, token) from them
+/// ([`super::app::blame::app_work`]).
 #[allow(clippy::too_many_arguments)]
 pub fn frame_rows(
     timeline: Timeline,
@@ -222,7 +224,7 @@ pub fn frame_rows(
     frames: Frames,
     surface_labels: Vec<Derived>,
     display_labels: Option<Vec<Derived>>,
-    work: &FxHashMap<(i32, i64), AppWork>,
+    (sections, work): (&FrameSections, &FxHashMap<(i32, i64), AppWork>),
     with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
 ) -> Option<Vec<DisplayFrameRow>> {
@@ -231,7 +233,7 @@ pub fn frame_rows(
         (b.map(|b| b.0), b.and_then(|b| b.1))
     };
     let timeline = &timeline;
-    let threads = ThreadSource::new(timeline);
+    let threads = ThreadSource::new(timeline, sections);
     let actual = |i: usize| timeline.actual.get(i);
     let mut per_display = vec![0u64; frames.display.len()];
     let mut jank_types = JankTypeNames::default();

@@ -338,15 +338,12 @@ fn analyze_rows(
     // all before the per-frame rows, so that their working sets are freed first. Once the vsync model and the
     // links have read the expected slices, their bounds replace them: the labels and the rows are made beside 16
     // bytes per expected slice, not 56.
-    let (metric, work, macrobenchmark, vsync, linked, expected, classification) =
+    let (metric, sections, work, macrobenchmark, vsync, linked, expected, classification) =
         std::thread::scope(|scope| {
             let (actual, processes) = (&timeline.actual, &timeline.processes);
             let aside = scope.spawn(move || metrics::frame_timeline_metric(actual, processes));
-            let work = {
-                use app::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
-                let sections = |prefix| frame_sections(&timeline.app, prefix);
-                app::blame::app_work(&sections(DO_FRAME), &sections(DRAW_FRAME))
-            };
+            let sections = app::stdlib::FrameSections::of(&timeline.app);
+            let work = app::blame::app_work(&sections.do_frames, &sections.draw_frames);
             let macrobenchmark = config
                 .macrobenchmark
                 .as_deref()
@@ -369,6 +366,7 @@ fn analyze_rows(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (
                 metric,
+                sections,
                 work,
                 macrobenchmark,
                 vsync,
@@ -408,7 +406,7 @@ fn analyze_rows(
         linked,
         surface,
         display,
-        &work,
+        (&sections, &work),
         with_intervals,
         &mut |f| {
             if keeps(&f) {

@@ -65,20 +65,34 @@ impl Serialize for AppWorkColumns {
     }
 }
 
-/// Per (pid, frame id): the app's work, from the stdlib's doFrame and DrawFrame sections.
+/// Per (pid, frame id): the doFrame that is the frame's UI thread work — the main thread's (the last, if it
+/// has several), else the first — of the stdlib's doFrame sections; sections without a process are left out.
+pub fn chosen_do_frames(do_frames: &[FrameSection]) -> FxHashMap<(i32, i64), &FrameSection> {
+    let mut chosen: FxHashMap<(i32, i64), &FrameSection> = FxHashMap::default();
+    for d in do_frames {
+        let Some(pid) = d.pid else { continue };
+        chosen
+            .entry((pid, d.frame_id))
+            .and_modify(|c| {
+                if d.tid == pid {
+                    *c = d;
+                }
+            })
+            .or_insert(d);
+    }
+    chosen
+}
+
+/// Per (pid, frame id): the app's work, from the stdlib's doFrame ([`chosen_do_frames`]) and DrawFrame sections.
 pub fn app_work(
     do_frames: &[FrameSection],
     draw_frames: &[FrameSection],
 ) -> FxHashMap<(i32, i64), AppWork> {
     let mut work: FxHashMap<(i32, i64), AppWork> = FxHashMap::default();
-    for d in do_frames {
-        let Some(pid) = d.pid else { continue };
-        let w = work.entry((pid, d.frame_id)).or_default();
-        // The main thread's doFrame wins over another thread's; else the first.
-        if w.ui_start_ns.is_none() || d.tid == pid {
-            w.ui_start_ns = Some(d.ts);
-            w.ui_dur_ns = (d.dur >= 0).then_some(d.dur);
-        }
+    for (key, d) in chosen_do_frames(do_frames) {
+        let w = work.entry(key).or_default();
+        w.ui_start_ns = Some(d.ts);
+        w.ui_dur_ns = (d.dur >= 0).then_some(d.dur);
     }
     for r in draw_frames {
         let Some(pid) = r.pid else { continue };

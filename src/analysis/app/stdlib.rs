@@ -154,6 +154,25 @@ pub fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
         .collect()
 }
 
+/// A trace's doFrame and DrawFrame sections, found once for all that reads them.
+#[derive(Debug, Clone, Default)]
+pub struct FrameSections {
+    /// [`frame_sections`] of [`DO_FRAME`].
+    pub do_frames: Vec<FrameSection>,
+    /// [`frame_sections`] of [`DRAW_FRAME`].
+    pub draw_frames: Vec<FrameSection>,
+}
+
+impl FrameSections {
+    /// The frame sections of `app`.
+    pub fn of(app: &AppSections) -> Self {
+        FrameSections {
+            do_frames: frame_sections(app, DO_FRAME),
+            draw_frames: frame_sections(app, DRAW_FRAME),
+        }
+    }
+}
+
 /// Indices of `slices` by (pid, token).
 pub(super) fn by_pid_token(slices: &[Slice]) -> FxHashMap<(i32, i64), Vec<usize>> {
     let mut map: FxHashMap<(i32, i64), Vec<usize>> = FxHashMap::default();
@@ -167,8 +186,10 @@ impl AppFrameTables {
     /// Builds `android_frames_layers` and `android_frames` from the timeline's app sections.
     pub fn new(timeline: &Timeline) -> Self {
         let app = &timeline.app;
-        let do_frames = frame_sections(app, DO_FRAME);
-        let draw_frames = frame_sections(app, DRAW_FRAME);
+        let FrameSections {
+            do_frames,
+            draw_frames,
+        } = FrameSections::of(app);
         // Both joined on (frame_id, upid); a thread without a process joins nothing.
         let mut draw_by_key: FxHashMap<(i64, i32), Vec<usize>> = FxHashMap::default();
         for (i, d) in draw_frames.iter().enumerate() {

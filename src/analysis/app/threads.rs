@@ -3,9 +3,10 @@
 //! (`cpu_cycles_per_thread_slice`), the largest blocking call, binder time — and the late frame's cause
 //! ([`super::cause`]): the `ftl frames` columns `ui_*`, `rt_*`, `top_blocking_call*`, `binder_*`, `cause*`.
 
+use super::blame::chosen_do_frames;
 use super::blame::LateStage;
 use super::cause::{cause, Call, CallKind, Cause, Evidence, Placement, StateKind, StatePiece};
-use super::stdlib::{frame_sections, DO_FRAME, DRAW_FRAME};
+use super::stdlib::FrameSections;
 use crate::model::binder::binder_txns;
 use crate::model::cluster::{ClusterType, CpuClusters};
 use crate::model::kept_names::is_critical_blocking_call;
@@ -246,24 +247,19 @@ impl FrameSpans {
 }
 
 impl<'t> ThreadSource<'t> {
-    /// `None` when the trace has no scheduler data (every thread column is then null). Only the calls that
-    /// overlap a frame's span on their thread are read ([`FrameSpans`]): no other is ever asked for.
-    pub fn new(timeline: &'t Timeline) -> Option<Self> {
+    /// The source over `timeline` and its frame `sections`; `None` when the trace has no scheduler data (every
+    /// thread column is then null). Only the calls that overlap a frame's span on their thread are read
+    /// ([`FrameSpans`]): no other is ever asked for.
+    pub fn new(timeline: &'t Timeline, sections: &FrameSections) -> Option<Self> {
         let sched = timeline.sched.as_ref()?;
         let app = &timeline.app;
-        let mut do_frames: FxHashMap<(i32, i64), ThreadSlice> = FxHashMap::default();
+        // The doFrame that is the frame's UI thread work, as `app_work` chooses it.
+        let do_frames: FxHashMap<(i32, i64), ThreadSlice> = chosen_do_frames(&sections.do_frames)
+            .into_iter()
+            .map(|(key, d)| (key, (d.tid, d.ts, d.dur)))
+            .collect();
         let mut draw_frames: FxHashMap<(i32, i64), Vec<ThreadSlice>> = FxHashMap::default();
-        for d in frame_sections(app, DO_FRAME) {
-            let Some(pid) = d.pid else { continue };
-            let e = do_frames
-                .entry((pid, d.frame_id))
-                .or_insert((d.tid, d.ts, d.dur));
-            // The main thread's doFrame wins over another thread's, as in `app_work`.
-            if d.tid == pid && e.0 != pid {
-                *e = (d.tid, d.ts, d.dur);
-            }
-        }
-        for r in frame_sections(app, DRAW_FRAME) {
+        for r in &sections.draw_frames {
             let Some(pid) = r.pid else { continue };
             draw_frames
                 .entry((pid, r.frame_id))
