@@ -24,14 +24,21 @@ struct ThreadStateRow {
     irq_context: Option<u8>,
 }
 
-#[derive(Debug, Default, Serialize)]
-struct TimeInStateRow {
+/// The columns naming an app frame's slice in the per-slice tables, as the golden queries select them.
+#[derive(Debug, Default, Clone, Serialize)]
+struct SliceColumns {
     slice_ts: i64,
     slice_dur: i64,
     name: String,
     tid: i32,
     thread_name: Option<String>,
     process_name: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct TimeInStateRow {
+    #[serde(flatten)]
+    slice: SliceColumns,
     state: Option<String>,
     io_wait: Option<u8>,
     blocked_function: Option<String>,
@@ -40,12 +47,8 @@ struct TimeInStateRow {
 
 #[derive(Debug, Default, Serialize)]
 struct CyclesRow {
-    slice_ts: i64,
-    slice_dur: i64,
-    name: String,
-    tid: i32,
-    thread_name: Option<String>,
-    process_name: Option<String>,
+    #[serde(flatten)]
+    slice: SliceColumns,
     millicycles: Option<i64>,
     megacycles: Option<i64>,
 }
@@ -85,24 +88,23 @@ pub fn thread_state(timeline: &Timeline) -> Result<DataFrame> {
 
 /// The app frames' thread slices Perfetto's per-slice tables are asked about here: every slice named
 /// `Choreographer#doFrame*` or `DrawFrame*` that ended with a positive duration on a thread other than the
-/// swapper: (ts, dur, name, tid).
-fn frame_slices(timeline: &Timeline) -> impl Iterator<Item = (i64, i64, &str, i32)> {
+/// swapper, with the names of its thread and process.
+fn frame_slices(timeline: &Timeline) -> impl Iterator<Item = SliceColumns> + '_ {
     let app = &timeline.app;
     app.sections.iter().filter_map(move |s| {
         let name = app.name(s.name);
         let frame = crate::model::sched::is_frame_slice(name.as_bytes());
-        (frame && s.dur > 0 && s.tid > 0).then_some((s.ts, s.dur, name, s.tid))
+        (frame && s.dur > 0 && s.tid > 0).then(|| SliceColumns {
+            slice_ts: s.ts,
+            slice_dur: s.dur,
+            name: name.to_string(),
+            tid: s.tid,
+            thread_name: app.thread_name(s.tid).map(str::to_string),
+            process_name: app
+                .pid_of(s.tid)
+                .and_then(|pid| timeline.process_names.get(&pid).cloned()),
+        })
     })
-}
-
-/// The names of a thread and its process, as the golden queries join them.
-fn names(timeline: &Timeline, tid: i32) -> (Option<String>, Option<String>) {
-    let thread = timeline.app.thread_name(tid).map(str::to_string);
-    let process = timeline
-        .app
-        .pid_of(tid)
-        .and_then(|pid| timeline.process_names.get(&pid).cloned());
-    (thread, process)
 }
 
 /// `thread_slice_time_in_state` for the app frames' slices ([`frame_slices`]), ordered by (slice_ts, tid,
@@ -110,18 +112,12 @@ fn names(timeline: &Timeline, tid: i32) -> (Option<String>, Option<String>) {
 pub fn thread_slice_time_in_state(timeline: &Timeline) -> Result<DataFrame> {
     let mut rows: Vec<TimeInStateRow> = Vec::new();
     if let Some(sched) = &timeline.sched {
-        for (ts, dur, name, tid) in frame_slices(timeline) {
-            let (thread_name, process_name) = names(timeline, tid);
-            let mut parts = sched.time_in_state(tid, ts, dur);
+        for slice in frame_slices(timeline) {
+            let mut parts = sched.time_in_state(slice.tid, slice.slice_ts, slice.slice_dur);
             merge_cpus(&mut parts);
             for p in parts {
                 rows.push(TimeInStateRow {
-                    slice_ts: ts,
-                    slice_dur: dur,
-                    name: name.to_string(),
-                    tid,
-                    thread_name: thread_name.clone(),
-                    process_name: process_name.clone(),
+                    slice: slice.clone(),
                     state: sched.state_name(p.state).map(str::to_string),
                     io_wait: p.io_wait.map(u8::from),
                     blocked_function: None,
@@ -130,9 +126,10 @@ pub fn thread_slice_time_in_state(timeline: &Timeline) -> Result<DataFrame> {
             }
         }
     }
-    rows.sort_by(|a, b| {
-        (a.slice_ts, a.tid, &a.state, a.io_wait).cmp(&(b.slice_ts, b.tid, &b.state, b.io_wait))
-    });
+    fn key(r: &TimeInStateRow) -> (i64, i32, Option<&str>, Option<u8>) {
+        (r.slice.slice_ts, r.slice.tid, r.state.as_deref(), r.io_wait)
+    }
+    rows.sort_by(|a, b| key(a).cmp(&key(b)));
     to_dataframe(&rows)
 }
 
@@ -157,23 +154,17 @@ pub fn cpu_cycles_per_thread_slice(timeline: &Timeline) -> Result<DataFrame> {
     let mut rows: Vec<CyclesRow> = match &timeline.sched {
         None => Vec::new(),
         Some(sched) => frame_slices(timeline)
-            .map(|(ts, dur, name, tid)| {
-                let (thread_name, process_name) = names(timeline, tid);
-                let millicycles = sched.millicycles(tid, ts, dur);
+            .map(|slice| {
+                let millicycles = sched.millicycles(slice.tid, slice.slice_ts, slice.slice_dur);
                 CyclesRow {
-                    slice_ts: ts,
-                    slice_dur: dur,
-                    name: name.to_string(),
-                    tid,
-                    thread_name,
-                    process_name,
+                    slice,
                     millicycles,
                     megacycles: millicycles.map(crate::model::sched::megacycles),
                 }
             })
             .collect(),
     };
-    rows.sort_by_key(|r| (r.slice_ts, r.tid));
+    rows.sort_by_key(|r| (r.slice.slice_ts, r.slice.tid));
     to_dataframe(&rows)
 }
 
