@@ -387,6 +387,73 @@ mod tests {
         );
     }
 
+    /// (ts, dur, tid, state, waker) of every row when `bundles` of (cpu, events) are pushed in this order.
+    fn rows_of_bundles(
+        bundles: Vec<(u32, Vec<(i64, SchedEvent)>)>,
+    ) -> Vec<(i64, i64, i32, String, Option<i32>)> {
+        let mut b = SchedBuilder::default().all_rows().at_end();
+        bundles.into_iter().for_each(|(cpu, e)| b.push(cpu, e));
+        let s = b.build().unwrap();
+        s.thread_states()
+            .iter()
+            .map(|r| {
+                let name = s.state_name(r.state).unwrap_or("?").to_string();
+                (r.ts, r.dur, r.tid, name, r.waker_tid)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_queue_replays_its_bundles_in_time_order_whatever_order_they_came_in() {
+        let sleeps = switch(5, 1, 0);
+        let runs = switch(0, 0, 5);
+        // One CPU's events in three bundles: the second earlier than the first, the third unsorted and
+        // straddling both.
+        let shuffled = rows_of_bundles(vec![
+            (0, vec![(30, runs), (40, sleeps)]),
+            (0, vec![(10, runs), (20, sleeps)]),
+            (0, vec![(50, runs), (25, waking(5, 7)), (45, waking(5, 8))]),
+        ]);
+        let sorted = rows_of_bundles(vec![(
+            0,
+            vec![
+                (10, runs),
+                (20, sleeps),
+                (25, waking(5, 7)),
+                (30, runs),
+                (40, sleeps),
+                (45, waking(5, 8)),
+                (50, runs),
+            ],
+        )]);
+        assert_eq!(shuffled, sorted);
+        assert_eq!(sorted.len(), 7, "{sorted:?}");
+    }
+
+    #[test]
+    fn equal_times_on_two_cpus_go_with_the_queue_being_replayed() {
+        // CPU 1's queue is met first, but CPU 0's starts earlier and hands on its events up to and including
+        // CPU 1's first time, 20: CPU 0's switch to 5 at 20 comes before CPU 1's waking of 5 at 20, which then
+        // finds 5 running (no state). Ordering ties by queue would wake 5 first (an R row at 20).
+        let got = rows_of_bundles(vec![
+            (1, vec![(20, waking(5, 7))]),
+            (
+                0,
+                vec![
+                    (5, switch(0, 0, 5)),
+                    (6, switch(5, 1, 0)),
+                    (20, switch(0, 0, 5)),
+                ],
+            ),
+        ]);
+        let of_5: Vec<_> = got
+            .iter()
+            .filter(|r| r.2 == 5)
+            .map(|r| (r.0, r.3.as_str()))
+            .collect();
+        assert_eq!(of_5, [(5, "Running"), (6, "S"), (20, "Running")]);
+    }
+
     #[test]
     fn a_lost_switch_in_leaves_the_state_open_and_intervals_skip_open_rows() {
         // 5 is runnable, then switched out without a switch in: its R row stays open (data loss).
