@@ -249,7 +249,7 @@ impl FrameSpans {
 impl<'t> ThreadSource<'t> {
     /// The source over `timeline` and its frame `sections`; `None` when the trace has no scheduler data (every
     /// thread column is then null). Only the calls that overlap a frame's span on their thread are read
-    /// ([`FrameSpans`]): no other is ever asked for.
+    /// (`FrameSpans`): no other is ever asked for.
     pub fn new(timeline: &'t Timeline, sections: &FrameSections) -> Option<Self> {
         let sched = timeline.sched.as_ref()?;
         let app = &timeline.app;

@@ -342,21 +342,9 @@ mod tests {
         }
     }
 
-    /// (ts, dur, tid, state, waker) of every row.
+    /// (ts, dur, tid, state, waker) of every row, each event pushed as a bundle of CPU 0.
     fn rows(events: Vec<(i64, SchedEvent)>) -> Vec<(i64, i64, i32, String, Option<i32>)> {
-        let mut b = SchedBuilder::default().all_rows();
-        b.kernel_release(Some("5.10"));
-        events
-            .into_iter()
-            .for_each(|(ts, e)| b.push(0, vec![(ts, e)]));
-        let s = b.build().unwrap();
-        s.thread_states()
-            .iter()
-            .map(|r| {
-                let name = s.state_name(r.state).unwrap_or("?").to_string();
-                (r.ts, r.dur, r.tid, name, r.waker_tid)
-            })
-            .collect()
+        rows_of_bundles(events.into_iter().map(|e| (0, vec![e])).collect())
     }
 
     #[test]
@@ -387,11 +375,13 @@ mod tests {
         );
     }
 
-    /// (ts, dur, tid, state, waker) of every row when `bundles` of (cpu, events) are pushed in this order.
+    /// (ts, dur, tid, state, waker) of every row when `bundles` of (cpu, events) are pushed in this order (kernel
+    /// 5.10).
     fn rows_of_bundles(
         bundles: Vec<(u32, Vec<(i64, SchedEvent)>)>,
     ) -> Vec<(i64, i64, i32, String, Option<i32>)> {
-        let mut b = SchedBuilder::default().all_rows().at_end();
+        let mut b = SchedBuilder::default().all_rows();
+        b.kernel_release(Some("5.10"));
         bundles.into_iter().for_each(|(cpu, e)| b.push(cpu, e));
         let s = b.build().unwrap();
         s.thread_states()
