@@ -194,13 +194,41 @@ pub struct ThreadSource<'t> {
     /// Per (pid, frame id): its DrawFrames (tid, ts, dur).
     draw_frames: FxHashMap<(i32, i64), Vec<ThreadSlice>>,
     /// Per thread that draws frames: its blocking calls and sections.
-    calls: FxHashMap<i32, Vec<Call>>,
+    calls: FxHashMap<i32, ThreadCalls>,
+}
+
+/// Intervals `[start, end)` in start order with the running maximum of their ends: those that may overlap `[a, b)`
+/// are found by two binary searches ([`Intervals::candidates`]).
+struct Intervals {
+    starts: Vec<i64>,
+    max_ends: Vec<i64>,
+}
+
+impl Intervals {
+    /// `sorted`: (start, end) in start order.
+    fn new(sorted: impl Iterator<Item = (i64, i64)>) -> Self {
+        let (mut starts, mut max_ends) = (Vec::new(), Vec::new());
+        let mut max = i64::MIN;
+        for (start, end) in sorted {
+            max = max.max(end);
+            starts.push(start);
+            max_ends.push(max);
+        }
+        Intervals { starts, max_ends }
+    }
+
+    /// The positions holding every interval that overlaps `[a, b)` (`start < b && end > a`), and others that
+    /// start before `b`; empty exactly when none overlaps.
+    fn candidates(&self, a: i64, b: i64) -> std::ops::Range<usize> {
+        let before = self.starts.partition_point(|&s| s < b);
+        let from = self.max_ends[..before].partition_point(|&e| e <= a);
+        from..before
+    }
 }
 
 /// Per thread, the spans [`ThreadSource::columns`] reads calls over: each doFrame, and each frame's first DrawFrame
-/// start … last DrawFrame end (a superset: every thread of the frame's DrawFrames, every DrawFrame). Sorted by
-/// start, with the running maximum of the ends, so that "does `[ts, end)` overlap a span" is one binary search.
-struct FrameSpans(FxHashMap<i32, (Vec<i64>, Vec<i64>)>);
+/// start … last DrawFrame end (a superset: every thread of the frame's DrawFrames, every DrawFrame).
+struct FrameSpans(FxHashMap<i32, Intervals>);
 
 impl FrameSpans {
     fn new<'a>(
@@ -222,27 +250,53 @@ impl FrameSpans {
             .into_iter()
             .map(|(tid, mut spans)| {
                 spans.sort_unstable();
-                let starts = spans.iter().map(|s| s.0).collect();
-                let ends = spans
-                    .iter()
-                    .scan(i64::MIN, |max, s| {
-                        *max = (*max).max(s.1);
-                        Some(*max)
-                    })
-                    .collect();
-                (tid, (starts, ends))
+                (tid, Intervals::new(spans.into_iter()))
             })
             .collect();
         FrameSpans(by_tid)
     }
 
-    /// Whether `[ts, end)` of thread `tid` overlaps one of its spans `[a, b)` (`ts < b && end > a`).
+    /// Whether `[ts, end)` of thread `tid` overlaps one of its spans.
     fn overlaps(&self, tid: i32, ts: i64, end: i64) -> bool {
-        let Some((starts, ends)) = self.0.get(&tid) else {
-            return false;
-        };
-        let before = starts.partition_point(|&a| a < end);
-        before > 0 && ends[before - 1] > ts
+        self.0
+            .get(&tid)
+            .is_some_and(|spans| !spans.candidates(ts, end).is_empty())
+    }
+}
+
+/// One thread's calls in the order they were read, and their positions by start time.
+struct ThreadCalls {
+    calls: Vec<Call>,
+    /// Positions in `calls` in start order (stable).
+    by_start: Vec<u32>,
+    /// The calls' intervals in that order.
+    intervals: Intervals,
+}
+
+impl ThreadCalls {
+    fn new(calls: Vec<Call>) -> Self {
+        let mut by_start: Vec<u32> = (0..calls.len() as u32).collect();
+        by_start.sort_by_key(|&i| calls[i as usize].ts);
+        let intervals = Intervals::new(by_start.iter().map(|&i| {
+            let c = &calls[i as usize];
+            (c.ts, c.end)
+        }));
+        ThreadCalls {
+            calls,
+            by_start,
+            intervals,
+        }
+    }
+
+    /// The calls overlapping `[a, b)`, in the order they were read.
+    fn overlapping(&self, a: i64, b: i64) -> impl Iterator<Item = &Call> {
+        let mut at: Vec<u32> = self.by_start[self.intervals.candidates(a, b)]
+            .iter()
+            .copied()
+            .filter(|&i| self.calls[i as usize].end > a)
+            .collect();
+        at.sort_unstable();
+        at.into_iter().map(|i| &self.calls[i as usize])
     }
 }
 
@@ -322,7 +376,10 @@ impl<'t> ThreadSource<'t> {
             clusters: timeline.cpu_clusters.as_ref().filter(|c| c.is_typed()),
             do_frames,
             draw_frames,
-            calls,
+            calls: calls
+                .into_iter()
+                .map(|(tid, calls)| (tid, ThreadCalls::new(calls)))
+                .collect(),
         })
     }
 
@@ -419,8 +476,7 @@ impl<'t> ThreadSource<'t> {
         self.calls
             .get(&tid)
             .into_iter()
-            .flatten()
-            .filter(move |c| c.ts < b && c.end > a)
+            .flat_map(move |calls| calls.overlapping(a, b))
     }
 
     /// The largest of Perfetto's critical blocking calls (and binder transactions) inside the spans, with its
@@ -587,6 +643,32 @@ mod tests {
         ] {
             assert_eq!(spans.overlaps(tid, ts, end), want, "{tid} [{ts}, {end})");
         }
+    }
+
+    #[test]
+    fn a_threads_calls_over_a_span_come_in_the_order_read() {
+        let call = |ts: i64, end: i64, name: &str| Call {
+            ts,
+            end,
+            depth: 0,
+            name: name.into(),
+            blocking: true,
+            kind: CallKind::Section,
+        };
+        // An outer call, two inner ones, and a transaction read last though it starts among them.
+        let calls = ThreadCalls::new(vec![
+            call(0, 100, "outer"),
+            call(10, 20, "a"),
+            call(50, 60, "b"),
+            call(15, 16, "binder"),
+            call(150, i64::MAX, "unfinished"),
+        ]);
+        let names = |a, b| -> Vec<&str> { calls.overlapping(a, b).map(|c| &*c.name).collect() };
+        assert_eq!(names(12, 55), ["outer", "a", "b", "binder"]);
+        assert_eq!(names(25, 40), ["outer"]);
+        assert_eq!(names(100, 150), Vec::<&str>::new());
+        assert_eq!(names(100, 151), ["unfinished"]);
+        assert_eq!(names(20, 50), ["outer"]);
     }
 
     fn kind(name: &str) -> Option<CallKind> {
