@@ -534,6 +534,14 @@ mod tests {
         assert!(late_event.replayed_out_of_order());
         b.keep(5, 2 * S);
         assert!(b.replayed_out_of_order());
+        // A thread kept before the replay began: a later frame of it behind the replay is no news.
+        let mut early = SchedBuilder::default();
+        early.keep(5, 0);
+        early.push(0, vec![(S, switch(0, 0, 5)), (5 * S, switch(5, 1, 6))]);
+        early.keep(5, 2 * S);
+        assert!(!early.replayed_out_of_order());
+        early.keep(6, 2 * S);
+        assert!(early.replayed_out_of_order());
         // Replaying at the end, nothing is late.
         let mut at_end = SchedBuilder::default().at_end();
         at_end.push(0, vec![(S, switch(0, 0, 5)), (5 * S, switch(5, 1, 6))]);

@@ -33,6 +33,9 @@ pub struct SchedBuilder {
     version: Option<(u32, u32)>,
     /// An event or a frame thread came after the replay passed its time.
     late: bool,
+    /// Per thread kept: the replay's time when it was asked to keep it (`None`: before the replay began); its
+    /// rows are complete from then on.
+    kept: FxHashMap<i32, Option<i64>>,
     /// What came before the first event, handed on when the replay thread starts.
     waiting: Vec<Message>,
     worker: Option<Worker>,
@@ -89,10 +92,17 @@ impl SchedBuilder {
     }
 
     /// Keeps the rows of `tid`, which began a frame slice ([`super::is_frame_slice`]) at `ts_ns`: from its state
-    /// then on.
+    /// then on. A later frame slice of a kept thread only tells whether it began before its rows do (late).
     pub fn keep(&mut self, tid: i32, ts_ns: i64) {
-        self.late |= self.replayed_until.is_some_and(|t| ts_ns < t);
-        self.send(Message::Keep(tid));
+        let kept_from = match self.kept.get(&tid) {
+            Some(&from) => from,
+            None => {
+                self.kept.insert(tid, self.replayed_until);
+                self.send(Message::Keep(tid));
+                self.replayed_until
+            }
+        };
+        self.late |= kept_from.is_some_and(|t| ts_ns < t);
     }
 
     /// Adds the events of one ftrace bundle of `cpu`, `(ts_ns, event)` in the order read. Like Perfetto, events
