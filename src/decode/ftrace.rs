@@ -408,8 +408,17 @@ pub(super) mod tests {
         prost::encoding::encode_varint(v, out);
     }
 
+    /// The body of a packed repeated varint field.
+    pub(in crate::decode) fn packed(values: &[u64]) -> Vec<u8> {
+        let mut out = Vec::new();
+        values
+            .iter()
+            .for_each(|&v| prost::encoding::encode_varint(v, &mut out));
+        out
+    }
+
     /// A length-delimited field, its length padded to 4 bytes if `padded` (as Perfetto writes nested messages).
-    fn len(out: &mut Vec<u8>, field: u32, bytes: &[u8], padded: bool) {
+    pub(in crate::decode) fn len(out: &mut Vec<u8>, field: u32, bytes: &[u8], padded: bool) {
         key(out, field, LEN);
         let n = bytes.len() as u64;
         if padded {
@@ -602,13 +611,6 @@ pub(super) mod tests {
         varint(&mut event, EVENT_TIMESTAMP, 100);
         varint(&mut event, EVENT_PID, 1);
         len(&mut event, EVENT_SCHED_SWITCH, &switch, false);
-        let packed = |values: &[u64]| {
-            let mut out = Vec::new();
-            values
-                .iter()
-                .for_each(|&v| prost::encoding::encode_varint(v, &mut out));
-            out
-        };
         let mut compact = Vec::new();
         len(&mut compact, 5, b"swapper", false);
         len(&mut compact, 5, b"RenderThread", false);

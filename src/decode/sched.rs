@@ -226,30 +226,24 @@ pub(super) fn compact(msg: &[u8]) -> Result<CompactSched<'_>, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn packed(out: &mut Vec<u8>, field: u32, values: &[u64]) {
-        let mut body = Vec::new();
-        values
-            .iter()
-            .for_each(|&v| prost::encoding::encode_varint(v, &mut body));
-        prost::encoding::encode_varint(u64::from(field << 3 | u32::from(LEN)), out);
-        prost::encoding::encode_varint(body.len() as u64, out);
-        out.extend_from_slice(&body);
-    }
+    use crate::decode::ftrace::tests::{len, packed};
 
     #[test]
     fn compact_sched_names_each_thread_by_its_last_non_empty_name() {
         let mut msg = Vec::new();
         for name in [&b"a"[..], b"b", b""] {
-            prost::encoding::encode_varint(u64::from(INTERN_TABLE << 3 | u32::from(LEN)), &mut msg);
-            prost::encoding::encode_varint(name.len() as u64, &mut msg);
-            msg.extend_from_slice(name);
+            len(&mut msg, INTERN_TABLE, name, false);
         }
         // Thread 43 switched to as "a" (t=10), "b" (t=11), "" (t=12); thread 44 as "a" (t=13).
-        packed(&mut msg, SWITCH_TIMESTAMP, &[10, 1, 1, 1]);
-        packed(&mut msg, SWITCH_PREV_STATE, &[0, 0, 0, 0]);
-        packed(&mut msg, SWITCH_NEXT_PID, &[43, 43, 43, 44]);
-        packed(&mut msg, SWITCH_NEXT_COMM_INDEX, &[0, 1, 2, 0]);
+        len(&mut msg, SWITCH_TIMESTAMP, &packed(&[10, 1, 1, 1]), false);
+        len(&mut msg, SWITCH_PREV_STATE, &packed(&[0, 0, 0, 0]), false);
+        len(&mut msg, SWITCH_NEXT_PID, &packed(&[43, 43, 43, 44]), false);
+        len(
+            &mut msg,
+            SWITCH_NEXT_COMM_INDEX,
+            &packed(&[0, 1, 2, 0]),
+            false,
+        );
         let c = compact(&msg).unwrap();
         assert_eq!(c.events.len(), 4);
         assert_eq!(c.names, [(43, 11, &b"b"[..]), (44, 13, b"a")]);

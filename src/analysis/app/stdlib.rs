@@ -136,7 +136,11 @@ pub fn frame_sections(app: &AppSections, prefix: &str) -> Vec<FrameSection> {
     let ids: Vec<Option<i64>> = app
         .names
         .iter()
-        .map(|name| frame_id_of(name).filter(|_| name.starts_with(prefix)))
+        .map(|name| {
+            name.starts_with(prefix)
+                .then(|| frame_id_of(name))
+                .flatten()
+        })
         .collect();
     app.sections
         .iter()
