@@ -1,5 +1,5 @@
 //! `ftl report`: the PNG / SVG picture of a trace (the timeline report) or of a text capture (frame times and FPS
-//! per layer, or GT SM per pid of a Choreographer log).
+//! per layer, or GT SM per pid of a Choreographer log), or the explorable single-file HTML report.
 
 use super::{AnalysisArgs, TraceArgs};
 use crate::error::{Error, Result};
@@ -17,6 +17,8 @@ use std::path::PathBuf;
   ftl report trace.pftrace -o r.png --all --layer '*MainActivity*'
   ftl report gfxinfo.txt -o gfxinfo.png                       # text capture: frame times, FPS, headline numbers
   ftl report latency.txt -o latency.svg --window 10..20       # 10 s to 20 s after the first present
+  ftl report trace.pftrace -o report.html                     # one offline page: zoom, hover, filter
+  ftl report trace.pftrace -o report.html.gz --trace-url https://example.com/trace.pftrace
 
 A Perfetto trace gets the timeline report: expected/actual lanes per layer (and UI thread / RenderThread lanes
 coloured by the late stage when the app's atrace sections are recorded), vsync grid, jank colours, then the
@@ -24,15 +26,30 @@ frame-time histogram, jank and FPS over time and the per-layer breakdown. A text
 --latency`, `dumpsys gfxinfo`) gets, per layer or window (the 4 with the most presents), its present-to-present
 frame times with vsync guides and PerfDog Jank / BigJank marked, FPS (and sm) per second, and the headline numbers
 of `ftl analyze`; a Choreographer logcat gets GT SM per second per pid with its `Skipped N frames!` lines. A capture
-with nothing to draw still gets a picture saying why.")]
+with nothing to draw still gets a picture saying why.
+
+An HTML report (-o FILE.html, FILE.html.gz, or --format html) is one file that needs no network: its script,
+style and data are inside it and a Content-Security-Policy stops it from fetching anything. It holds every
+frame of the trace (not only the window): wheel zooms at the cursor, drag pans, W/A/S/D zoom and pan, a
+double-click resets, the strip above the timeline selects a range; hovering a frame shows Perfetto's labels and
+ftl's late stage and cause, a click pins them with copy buttons (ts/dur in trace-clock ns, a SQL line for
+`actual_frame_timeline_slice`, a Perfetto UI link with --trace-url). Filters by process, layer, jank type and
+janky-only drive every panel, and the view is kept in the URL fragment, so a pasted link reopens it. It contains
+the process, layer and section names of the trace: know that before you share it.")]
 pub struct ReportArgs {
     #[command(flatten)]
     trace: TraceArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
-    /// Output image: PNG, or SVG when the name ends in .svg.
+    /// Output: PNG, SVG when the name ends in .svg, HTML when it ends in .html / .htm (.html.gz: gzipped).
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Output format; default: from the output's extension.
+    #[arg(long, value_enum)]
+    format: Option<ReportFormat>,
+    /// HTML: the URL Perfetto UI can open the trace from; each frame's details then link to it in Perfetto UI.
+    #[arg(long, value_name = "URL")]
+    trace_url: Option<String>,
     /// Time range shown, START..END after the first FrameTimeline slice (text captures: after the first present,
     /// or the first log line); each bound in ms (1500ms), s (4s) or a bare number of seconds (1.5..4). On a trace
     /// it is also the analysis window of every panel (which frames are inside: `ftl analyze --help`). Default:
@@ -52,6 +69,32 @@ pub struct ReportArgs {
     /// Image height, px.
     #[arg(long, value_name = "PX", default_value_t = 900)]
     height: u32,
+}
+
+/// What `ftl report` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// A picture: PNG, or SVG when the output's name ends in .svg.
+    Image,
+    /// The explorable single-file HTML page.
+    Html,
+}
+
+impl ReportFormat {
+    /// The format `--format` names, else the one of `path`'s extension (an image unless it is .html / .htm).
+    pub fn of(format: Option<ReportFormat>, path: &std::path::Path) -> ReportFormat {
+        let name = path.to_string_lossy().to_ascii_lowercase();
+        match format {
+            Some(f) => f,
+            None if [".html", ".htm", ".html.gz", ".htm.gz"]
+                .iter()
+                .any(|e| name.ends_with(e)) =>
+            {
+                ReportFormat::Html
+            }
+            None => ReportFormat::Image,
+        }
+    }
 }
 
 impl ReportArgs {
@@ -84,6 +127,7 @@ impl ReportArgs {
 /// Runs `ftl report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
     let options = args.chart_options()?;
+    let format = ReportFormat::of(args.format, &args.output);
     let mut config = args.analysis.config()?;
     config.display_frame_rows = true;
     let is_trace = matches!(
@@ -95,5 +139,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             .map_err(|e| Error::Usage(format!("--window: {e}")))?];
     }
     let analysis = crate::analyze_path(&args.trace.trace, &config)?;
-    chart::render(&analysis, &args.output, &options)
+    match format {
+        ReportFormat::Html => {
+            let html = crate::output::html::HtmlOptions {
+                trace_url: args.trace_url.clone(),
+            };
+            crate::output::html::write(&analysis, &args.output, &html)
+        }
+        ReportFormat::Image => chart::render(&analysis, &args.output, &options),
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod chart;
 mod columns;
+pub mod html;
 pub mod label;
 pub mod perfetto_tables;
 mod sched_tables;

@@ -126,7 +126,7 @@ pub fn render_capture(report: &CaptureReport) -> String {
 /// The answer first: for each layer / window with presents (most presents first, at most 5), its FPS, PerfDog
 /// jank and stutter, and the recomputed JankTracker janky share; for each logcat pid, GT's SM and the frames it
 /// skipped.
-fn capture_verdict(report: &CaptureReport) -> String {
+pub(crate) fn capture_verdict(report: &CaptureReport) -> String {
     let mut layers: Vec<_> = report.layers.iter().collect();
     layers.sort_by_key(|l| std::cmp::Reverse((l.pacing.presented_frames, l.skipped_frames)));
     let mut lines = Vec::new();
@@ -486,7 +486,7 @@ fn agreement_section(report: &Report) -> String {
 }
 
 /// One line per layer with visible jank, worst first: the answer to "did it jank, where, whose fault".
-fn verdict(report: &Report) -> String {
+pub(crate) fn verdict(report: &Report) -> String {
     let frames: u64 = report.layers.iter().map(|l| l.frames).sum();
     let janky: u64 = report.layers.iter().map(|l| l.janky_frames).sum();
     let app: u64 = report.layers.iter().map(|l| l.app_janky_frames).sum();

@@ -11,6 +11,7 @@ mod common;
 mod diff;
 mod errors;
 mod golden;
+mod html;
 mod peer;
 mod perfetto_frames;
 mod sched;

@@ -4,7 +4,7 @@ mod panels;
 #[cfg(test)]
 mod tests;
 
-use super::data::{Window, WindowChoice, WindowSpec, NS_PER_MS, NS_PER_S};
+use super::data::{Rgb, Window, WindowChoice, WindowSpec, NS_PER_MS, NS_PER_S};
 use super::{ChartOptions, DrawResult, Picture};
 use crate::analysis::capture::{CaptureLayer, CaptureReport};
 use crate::analysis::idle::{active_presents, idle_intervals};
@@ -33,6 +33,29 @@ pub enum Mark {
     BigJank,
     /// An idle gap (nothing asked to draw, [`crate::analysis::idle`]): not a frame, the line breaks there.
     Idle,
+}
+
+impl Mark {
+    /// Its colour in the pictures and the HTML report.
+    pub fn rgb(self) -> Rgb {
+        let c = match self {
+            Mark::Normal => panels::SMOOTH,
+            Mark::Jank => panels::JANK,
+            Mark::BigJank => panels::BIG_JANK,
+            Mark::Idle => panels::IDLE,
+        };
+        Rgb(c.0, c.1, c.2)
+    }
+
+    /// Its name in the HTML report's jank-type column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mark::Normal => "None",
+            Mark::Jank => "PerfDog Jank",
+            Mark::BigJank => "PerfDog BigJank",
+            Mark::Idle => "idle gap (left out)",
+        }
+    }
 }
 
 /// One present-to-present interval, drawn at its ending present.
@@ -126,6 +149,22 @@ pub fn intervals(
     start: i64,
     end: i64,
 ) -> Vec<Interval> {
+    let marks = marks(presents, idle);
+    let interval = |(w, mark): (&[i64], Mark)| Interval {
+        t_s: (w[1] as f64 - origin as f64) / NS_PER_S as f64,
+        ms: (w[1] as f64 - w[0] as f64) / NS_PER_MS as f64,
+        mark,
+    };
+    let all = presents.windows(2).zip(marks);
+    all.filter(|(w, _)| (start..=end).contains(&w[1]))
+        .map(interval)
+        .collect()
+}
+
+/// The mark of each present-to-present interval of `presents` (ns, ascending, distinct): the idle ones (`idle`,
+/// one flag per interval, [`idle_intervals`]) idle, the others by PerfDog's rule over the presents with the idle
+/// intervals cut out ([`active_presents`]).
+pub fn marks(presents: &[i64], idle: &[bool]) -> Vec<Mark> {
     let mut marks: Vec<Mark> = (0..presents.len().saturating_sub(1))
         .map(|i| match idle.get(i) {
             Some(true) => Mark::Idle,
@@ -138,15 +177,7 @@ pub fn intervals(
             *m = if j.big { Mark::BigJank } else { Mark::Jank };
         }
     }
-    let interval = |(w, mark): (&[i64], Mark)| Interval {
-        t_s: (w[1] as f64 - origin as f64) / NS_PER_S as f64,
-        ms: (w[1] as f64 - w[0] as f64) / NS_PER_MS as f64,
-        mark,
-    };
-    let all = presents.windows(2).zip(marks);
-    all.filter(|(w, _)| (start..=end).contains(&w[1]))
-        .map(interval)
-        .collect()
+    marks
 }
 
 /// The headline numbers of a layer, as `ftl analyze` prints them.

@@ -14,15 +14,15 @@ const BLUE: RGBColor = RGBColor(0x19, 0x76, 0xD2);
 /// FPS bars (Material Blue 200).
 const BAR: RGBColor = RGBColor(0x90, 0xCA, 0xF9);
 /// PerfDog Jank (Perfetto's Self Jank red).
-const JANK: RGBColor = RGBColor(0xFF, 0x57, 0x22);
+pub(super) const JANK: RGBColor = RGBColor(0xFF, 0x57, 0x22);
 /// PerfDog BigJank (Material Red 900).
-const BIG_JANK: RGBColor = RGBColor(0xB7, 0x1C, 0x1C);
-/// Smoothness: `sm`, GT SM (Material Green 700).
+pub(super) const BIG_JANK: RGBColor = RGBColor(0xB7, 0x1C, 0x1C);
 /// A frame's own duration (gfxinfo: JankTracker's), beside its present interval.
 const DURATION: RGBColor = RGBColor(0x8E, 0x24, 0xAA);
 /// An idle gap's band.
-const IDLE: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
-const SMOOTH: RGBColor = RGBColor(0x38, 0x8E, 0x3C);
+pub(super) const IDLE: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
+/// Smoothness: `sm`, GT SM, and intervals that are no jank (Material Green 700).
+pub(super) const SMOOTH: RGBColor = RGBColor(0x38, 0x8E, 0x3C);
 
 /// A text style of `px` in `colour`.
 fn style(px: f64, colour: RGBColor) -> TextStyle<'static> {

@@ -1,0 +1,175 @@
+//! `ftl report -o report.html`: one self-contained, offline HTML page — its CSS and JavaScript inline
+//! (`assets/report/`), its data a gzip+base64 block the page inflates with the browser's `DecompressionStream`,
+//! and a Content-Security-Policy that forbids every fetch — with a zoomable timeline, hover card, filters and
+//! linked panels. The same input and version give the same bytes.
+
+mod capture_data;
+mod data;
+
+use crate::analysis::Analysis;
+use crate::error::{Error, Result};
+use base64::Engine;
+pub use data::PageData;
+use flate2::write::GzEncoder;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// The page; its markers are filled in this order ([`fill`]).
+const TEMPLATE: &str = include_str!("../../../assets/report/report.html");
+const CSS: &str = include_str!("../../../assets/report/report.css");
+const JS: &str = include_str!("../../../assets/report/report.js");
+
+/// Version of the page's data block (`schema` in it): bumped when a field changes meaning or goes.
+pub const SCHEMA: u32 = 1;
+
+/// Options of an HTML report.
+#[derive(Debug, Clone, Default)]
+pub struct HtmlOptions {
+    /// A URL the trace can be fetched from by Perfetto UI: the page then links each frame to it.
+    pub trace_url: Option<String>,
+}
+
+/// Strings interned in first-use order: columns hold their index.
+#[derive(Debug, Default)]
+pub struct Strings {
+    index: FxHashMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Strings {
+    /// The index of `s`.
+    pub fn of(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        self.list.push(s.to_string());
+        let i = (self.list.len() - 1) as u32;
+        self.index.insert(s.to_string(), i);
+        i
+    }
+}
+
+/// The data block with what every page carries: its schema and ftl's version.
+#[derive(Serialize)]
+struct Block<'a, T: Serialize> {
+    schema: u32,
+    ftl_version: &'static str,
+    #[serde(flatten)]
+    data: &'a T,
+}
+
+/// Writes the HTML report of `analysis` to `path`; gzipped when the name ends in `.gz`. Errors:
+/// [`Error::Output`] naming the file.
+pub fn write(analysis: &Analysis, path: &Path, options: &HtmlOptions) -> Result<()> {
+    let data = match analysis {
+        Analysis::Trace(report) => PageData::trace(report, options.trace_url.as_deref()),
+        Analysis::Capture(report) => capture_data::capture(report),
+    };
+    let page = page(data.title(), &data);
+    write_page(&page, path)
+}
+
+/// Writes `page` to `path` (gzipped for a `.gz` name).
+pub fn write_page(page: &str, path: &Path) -> Result<()> {
+    let fail = |e: std::io::Error| Error::Output {
+        path: path.to_path_buf(),
+        cause: e.to_string(),
+    };
+    let gz = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let bytes = if gz {
+        gzip(page.as_bytes())
+    } else {
+        page.as_bytes().to_vec()
+    };
+    std::fs::write(path, bytes).map_err(fail)
+}
+
+/// `bytes` gzipped, with no time or name in the header (deterministic).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
+}
+
+/// The page for `data`: the template with its title, style, data block and script.
+pub fn page<T: Serialize>(title: &str, data: &T) -> String {
+    let block = Block {
+        schema: SCHEMA,
+        ftl_version: env!("CARGO_PKG_VERSION"),
+        data,
+    };
+    // Serialising plain data structs into memory cannot fail.
+    let json = serde_json::to_vec(&block).unwrap_or_default();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(gzip(&json));
+    fill(
+        TEMPLATE,
+        &[
+            ("{{title}}", &escape(title)),
+            ("/*{{css}}*/", CSS),
+            ("{{data}}", &encoded),
+            ("/*{{js}}*/", JS),
+        ],
+    )
+}
+
+/// `template` with each marker replaced by its value, markers found in order in the template only (a value
+/// never gets filled in).
+fn fill(template: &str, parts: &[(&str, &str)]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + parts.iter().map(|p| p.1.len()).sum::<usize>());
+    let mut rest = template;
+    for (marker, value) in parts {
+        let Some((head, tail)) = rest.split_once(marker) else {
+            continue;
+        };
+        out.push_str(head);
+        out.push_str(value);
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` as HTML text.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_fill_in_template_order_and_values_are_not_filled() {
+        let out = fill("a{{x}}b{{y}}c", &[("{{x}}", "{{y}}"), ("{{y}}", "Y")]);
+        assert_eq!(out, "a{{y}}bYc");
+    }
+
+    #[test]
+    fn the_template_holds_every_marker_in_order() {
+        let at = |m: &str| TEMPLATE.find(m).unwrap_or_else(|| panic!("{m} missing"));
+        assert!(at("{{title}}") < at("/*{{css}}*/"));
+        assert!(at("/*{{css}}*/") < at("{{data}}"));
+        assert!(at("{{data}}") < at("/*{{js}}*/"));
+    }
+
+    #[test]
+    fn titles_are_escaped() {
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}
