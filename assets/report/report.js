@@ -1061,8 +1061,82 @@
     return { t0: t0 - pad, t1: t1 + pad };
   }
 
+  // ---- batch index ------------------------------------------------------------------------------------------
+  const BATCH_COLUMNS = ['trace', 'source', 'device', 'refresh_rate_hz', 'process_name', 'layer_name', 'frames',
+    'janky_frames', 'janky_pct', 'top_cause', 'top_cause_pct', 'frame_dur_ms_p99', 'avg_surface_fps', 'fps_mean',
+    'perfdog_jank', 'perfdog_big_jank', 'status'];
+
+  function renderBatch() {
+    document.body.classList.add('batch');
+    ['filters', 'legend', 'timeline-wrap', 'details', 'panels'].forEach(function (id) { $(id).hidden = true; });
+    document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
+    const head = $('head');
+    head.appendChild(el('h1', null, D.title));
+    const ok = D.rows.filter(function (r) { return r.status === 'ok'; }).length;
+    head.appendChild(el('div', { class: 'facts' }, D.rows.length + ' rows, ' + ok + ' analysed; ranked as ftl batch ranked' +
+      ' them; click a trace to open its report, a header to sort · ftl ' + D.ftl_version));
+    const cols = BATCH_COLUMNS.filter(function (c) {
+      return D.rows.some(function (r) { return r[c] !== null && r[c] !== undefined; });
+    });
+    let sort = null;
+    const draw = function () {
+      const box = $('table');
+      box.innerHTML = '';
+      const table = el('table'), tr = el('tr');
+      cols.forEach(function (c) {
+        const th = el('th', null, c + (sort && sort.col === c ? (sort.desc ? ' ▼' : ' ▲') : ''));
+        th.addEventListener('click', function () {
+          sort = { col: c, desc: sort && sort.col === c ? !sort.desc : true };
+          draw();
+        });
+        tr.appendChild(th);
+      });
+      const thead = el('thead'); thead.appendChild(tr); table.appendChild(thead);
+      const rows = D.rows.slice();
+      if (sort) {
+        rows.sort(function (a, b) {
+          const x = a[sort.col], y = b[sort.col];
+          const c = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
+          return sort.desc ? -c : c;
+        });
+      }
+      const maxJanky = Math.max.apply(null, [1].concat(rows.map(function (r) { return r.janky_pct || 0; })));
+      const body = el('tbody');
+      rows.forEach(function (r) {
+        const row = el('tr');
+        cols.forEach(function (c) {
+          const v = r[c];
+          const td = el('td');
+          if (c === 'trace' && r.status === 'ok') {
+            td.appendChild(el('a', { href: encodeURIComponent(r.trace) + '.html', 'data-trace': r.trace }, r.trace));
+          } else if (c === 'janky_pct' && typeof v === 'number') {
+            const bar = el('span', { class: 'bar' });
+            bar.style.width = Math.max(1, Math.round(60 * v / maxJanky)) + 'px';
+            td.appendChild(bar);
+            td.appendChild(document.createTextNode(' ' + v.toFixed(1)));
+          } else {
+            td.textContent = v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v);
+          }
+          row.appendChild(td);
+        });
+        body.appendChild(row);
+      });
+      table.appendChild(body);
+      box.appendChild(table);
+    };
+    draw();
+    if (location.hash.indexOf('selftest') >= 0) {
+      const links = Array.prototype.map.call(document.querySelectorAll('#table a[data-trace]'), function (a) {
+        return a.getAttribute('href');
+      });
+      $('selftest').textContent = JSON.stringify({ rows: D.rows.length, links: links, errors: errors, blocked: blocked });
+    }
+  }
+
   load().then(function (data) {
-    D = data; F = D.frames; S = D.strings; n = F.layer.length;
+    D = data;
+    if (D.kind === 'batch') { renderBatch(); return; }
+    F = D.frames; S = D.strings; n = F.layer.length;
     if (D.kind !== 'trace' && D.kind !== 'capture') throw new Error('unknown report kind ' + D.kind);
     full = fullSpan();
     view = { t0: full.t0, t1: full.t1 };

@@ -50,6 +50,7 @@ Examples:
   ftl batch captures/ --sort perfdog_stutter_pct --fail-on 'perfdog_big_jank>0'
   ftl batch traces/ -r -o out --format parquet        # out/triage.parquet + out/frames/trace=NAME/part-0.parquet
                                                       #   (+ out/series/trace=NAME/part-0.parquet for captures)
+  ftl batch traces/ -o reports --format html          # reports/index.html + one report per input
   ftl batch traces/ --fail-on 'janky_pct>5,dropped_frames>0'";
 
 /// `ftl batch` arguments.
@@ -115,6 +116,9 @@ pub enum BatchFormat {
     Json,
     /// triage.parquet and Hive-partitioned per-frame tables under -o DIR.
     Parquet,
+    /// One offline HTML report per input under -o DIR (`DIR/<trace>.html`, as `ftl report`) and DIR/index.html,
+    /// the ranked triage table whose rows open them.
+    Html,
 }
 
 /// What one row covers.
@@ -194,7 +198,7 @@ impl Summary {
 
 /// Runs `ftl batch`; exit code 0 if every input was analysed and no `--fail-on` condition holds, else 1.
 pub fn run(args: &BatchArgs) -> Result<ExitCode> {
-    let options = batch::Options {
+    let mut options = batch::Options {
         jobs: args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
@@ -202,15 +206,34 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         config: args.analysis.config_in(&args.window)?,
         grouping: args.by.into(),
     };
-    let frames_dir =
-        match (args.format, &args.output) {
-            (BatchFormat::Parquet, None) => return Err(Error::Usage(
-                "--format parquet writes triage.parquet and frames/ into a directory: give -o DIR"
-                    .into(),
-            )),
-            (BatchFormat::Parquet, Some(dir)) => Some(dir.clone()),
-            _ => None,
-        };
+    // The HTML reports draw SurfaceFlinger's DisplayFrames too.
+    options.config.display_frame_rows = args.format == BatchFormat::Html;
+    let out_dir = match (args.format, &args.output) {
+        (BatchFormat::Parquet | BatchFormat::Html, None) => {
+            let what = if args.format == BatchFormat::Html {
+                "html writes index.html and one report per input"
+            } else {
+                "parquet writes triage.parquet and frames/"
+            };
+            return Err(Error::Usage(format!(
+                "--format {what} into a directory: give -o DIR"
+            )));
+        }
+        (BatchFormat::Parquet | BatchFormat::Html, Some(dir)) => Some(dir.clone()),
+        _ => None,
+    };
+    let frames_dir = out_dir
+        .as_ref()
+        .filter(|_| args.format == BatchFormat::Parquet);
+    let html_dir = out_dir
+        .as_ref()
+        .filter(|_| args.format == BatchFormat::Html);
+    if let Some(dir) = html_dir {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Output {
+            path: dir.clone(),
+            cause: e.to_string(),
+        })?;
+    }
     let inputs = batch::collect_inputs(&args.paths, args.recursive)?;
     let jobs = batch::jobs(&inputs.traces);
     if let Some(out) = &frames_dir {
@@ -235,9 +258,14 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         bar.set_message(format!("{:.1} MB/s", bytes as f64 / 1e6 / secs));
         bar.inc(1);
     };
-    let sink = |job: &Job, analysis: &Analysis| match &frames_dir {
-        Some(out) => batch::write_partition(out, &job.name, analysis),
-        None => Ok(()),
+    let sink = |job: &Job, analysis: &Analysis| match (frames_dir, html_dir) {
+        (Some(out), _) => batch::write_partition(out, &job.name, analysis),
+        (_, Some(out)) => crate::output::html::write(
+            analysis,
+            &out.join(format!("{}.html", job.name)),
+            &crate::output::html::HtmlOptions::default(),
+        ),
+        _ => Ok(()),
     };
     let result = batch::run(&jobs, &options, &stop, sink, progress)?;
     bar.finish_and_clear();
@@ -254,6 +282,16 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         BatchFormat::Text => {
             let text = render(&rows, &inputs.skipped, &summary, args);
             crate::output::write_output(output, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+        }
+        BatchFormat::Html => {
+            let dir = html_dir.map_or_else(PathBuf::new, PathBuf::clone);
+            crate::output::html::write_index(&rows, &dir.join("index.html"))?;
+            eprint!("{}", problems(&inputs.skipped, &rows));
+            eprintln!(
+                "ftl: {}; open {}",
+                summary.line(),
+                dir.join("index.html").display()
+            );
         }
         BatchFormat::Csv | BatchFormat::Json | BatchFormat::Parquet => {
             let (format, path) = match (args.format, output) {

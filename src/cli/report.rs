@@ -35,7 +35,7 @@ double-click resets, the strip above the timeline selects a range; hovering a fr
 ftl's late stage and cause, a click pins them with copy buttons (ts/dur in trace-clock ns, a SQL line for
 `actual_frame_timeline_slice`, a Perfetto UI link with --trace-url). Filters by process, layer, jank type and
 janky-only drive every panel, and the view is kept in the URL fragment, so a pasted link reopens it. It contains
-the process, layer and section names of the trace: know that before you share it.")]
+the process, layer and section names of the trace (--redact replaces them): know that before you share it.")]
 pub struct ReportArgs {
     #[command(flatten)]
     trace: TraceArgs,
@@ -50,6 +50,10 @@ pub struct ReportArgs {
     /// HTML: the URL Perfetto UI can open the trace from; each frame's details then link to it in Perfetto UI.
     #[arg(long, value_name = "URL")]
     trace_url: Option<String>,
+    /// HTML: replace process, layer and section names (and the file name) with placeholders such as `process 1`,
+    /// `layer 2`, `binder:name 3`, for a report shared outside the team. Jank types, stages and numbers stay.
+    #[arg(long)]
+    redact: bool,
     /// Time range shown, START..END after the first FrameTimeline slice (text captures: after the first present,
     /// or the first log line); each bound in ms (1500ms), s (4s) or a bare number of seconds (1.5..4). On a trace
     /// it is also the analysis window of every panel (which frames are inside: `ftl analyze --help`). Default:
@@ -143,6 +147,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         ReportFormat::Html => {
             let html = crate::output::html::HtmlOptions {
                 trace_url: args.trace_url.clone(),
+                redact: args.redact,
             };
             crate::output::html::write(&analysis, &args.output, &html)
         }

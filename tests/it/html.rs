@@ -258,3 +258,85 @@ fn the_page_zooms_hovers_and_filters_in_chromium_with_the_clis_numbers() {
         assert!(got["zoom_ms"].as_f64().is_some(), "{what}: {got}");
     }
 }
+
+#[test]
+fn redacted_reports_name_no_process_layer_or_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = shared().join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
+    let out = dir.path().join("r.html");
+    ftl_ok(&[
+        "report",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--redact",
+    ]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    let d = data(&page);
+    let text = format!("{page}{d}");
+    let cli = analyze(&input);
+    let mut names: Vec<String> = Vec::new();
+    for l in cli["layers"].as_array().unwrap() {
+        names.push(l["process_name"].as_str().unwrap().to_string());
+        names.push(l["layer_name"].as_str().unwrap().to_string());
+        names.extend(
+            l["late_causes"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter_map(|c| c.split_once(':'))
+                .map(|(_, d)| d.to_string()),
+        );
+    }
+    names.push("pixel6a_a13_startup_warm_60hz".into());
+    for name in names.iter().filter(|n| n.len() > 3) {
+        assert!(
+            !text.contains(name.as_str()),
+            "{name} is in the redacted report"
+        );
+    }
+    // The layers are still there, under placeholders, with their numbers.
+    let layers = d["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), cli["layers"].as_array().unwrap().len());
+    assert!(layers
+        .iter()
+        .all(|l| l["layer_name"].as_str().unwrap().starts_with("layer ")));
+    assert_eq!(layers[1]["janky_frames"], cli["layers"][1]["janky_frames"]);
+}
+
+#[test]
+fn batch_writes_an_index_whose_rows_open_each_inputs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("reports");
+    let inputs = inputs();
+    let mut args = vec![
+        "batch",
+        "-q",
+        "--format",
+        "html",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    ftl_ok(&args);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let d = data(&index);
+    let rows = d["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), inputs.len());
+    for row in rows {
+        let report = out.join(format!("{}.html", row["trace"].as_str().unwrap()));
+        let page = std::fs::read_to_string(&report)
+            .unwrap_or_else(|e| panic!("{}: {e}", report.display()));
+        assert_eq!(data(&page)["facts"]["path"], row["path"]);
+    }
+    if let Some(browser) = chromium() {
+        let got = selftest(browser, &out.join("index.html"));
+        assert_eq!(got["errors"], Value::Array(vec![]), "{got}");
+        assert_eq!(got["blocked"], Value::Array(vec![]), "{got}");
+        let links: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{}.html", r["trace"].as_str().unwrap()))
+            .collect();
+        assert_eq!(got["links"], serde_json::json!(links));
+    }
+}

@@ -485,9 +485,98 @@ impl<'a> PageData<'a> {
         }
     }
 
+    /// Replaces process, layer and section names (and the input's path) with stable placeholders — `process 1`,
+    /// `layer 1`, `name 1` in order of first appearance — everywhere the page shows them, for reports shared
+    /// outside a team (`--redact`). Perfetto's and ftl's own words (jank types, stages, the cause kinds before
+    /// `:`) stay.
+    pub fn redact(&mut self) {
+        let mut names = Placeholders::default();
+        // Strings that name something: a cause's detail after `:`, a blocking call.
+        let f = &self.frames;
+        let mut private: Vec<u32> = f
+            .cause
+            .iter()
+            .chain(&f.top_blocking_call)
+            .flatten()
+            .copied()
+            .collect();
+        private.sort_unstable();
+        private.dedup();
+        let mut renamed: FxHashMap<String, String> = FxHashMap::default();
+        for i in private {
+            let Some(text) = self.strings.get_mut(i as usize) else {
+                continue;
+            };
+            let redacted = match text.split_once(':') {
+                Some((kind, detail)) if !detail.is_empty() && !kind.contains(' ') => {
+                    format!("{kind}:{}", names.of("name", detail))
+                }
+                _ if f.top_blocking_call.contains(&Some(i)) => names.of("name", text),
+                _ => continue,
+            };
+            renamed.insert(text.clone(), redacted.clone());
+            *text = redacted;
+        }
+        for layer in &mut self.layers {
+            let Some(map) = layer.as_object_mut() else {
+                continue;
+            };
+            for (key, kind) in [("process_name", "process"), ("layer_name", "layer")] {
+                if let Some(serde_json::Value::String(name)) = map.get_mut(key) {
+                    *name = names.of(kind, name);
+                }
+            }
+            if let Some(serde_json::Value::Object(causes)) = map.get_mut("late_causes") {
+                *causes = std::mem::take(causes)
+                    .into_iter()
+                    .map(|(cause, n)| (renamed.get(&cause).cloned().unwrap_or(cause), n))
+                    .collect();
+            }
+        }
+        // The verdict lines quote the names (shortened, too): rebuilt from the redacted layers, after a trace's
+        // first line of totals.
+        self.verdict.truncate(usize::from(self.kind == "trace"));
+        for layer in &self.layers {
+            let (janky, frames) = (&layer["janky_frames"], &layer["frames"]);
+            if janky.as_u64() > Some(0) {
+                let name = |key: &str| layer[key].as_str().unwrap_or("").to_string();
+                self.verdict.push(format!(
+                    "{janky} of {frames} frames janky in {} ({})",
+                    name("layer_name"),
+                    name("process_name")
+                ));
+            }
+        }
+        self.title = "ftl report — redacted".to_string();
+        self.facts.path = "redacted".to_string();
+    }
+
     /// The page title.
     pub fn title(&self) -> &str {
         &self.title
+    }
+}
+
+/// Names and their placeholders (`<kind> <n>`, n counted per kind from 1), in order of first appearance.
+#[derive(Debug, Default)]
+struct Placeholders(Vec<(String, String)>);
+
+impl Placeholders {
+    /// The placeholder of `name`, a new one if it has none yet.
+    fn of(&mut self, kind: &str, name: &str) -> String {
+        if let Some((_, p)) = self.0.iter().find(|(n, _)| n == name) {
+            return p.clone();
+        }
+        let prefix = format!("{kind} ");
+        let n = self
+            .0
+            .iter()
+            .filter(|(_, p)| p.starts_with(&prefix))
+            .count()
+            + 1;
+        let p = format!("{kind} {n}");
+        self.0.push((name.to_string(), p.clone()));
+        p
     }
 }
 

@@ -29,6 +29,8 @@ pub const SCHEMA: u32 = 1;
 pub struct HtmlOptions {
     /// A URL the trace can be fetched from by Perfetto UI: the page then links each frame to it.
     pub trace_url: Option<String>,
+    /// Replace process, layer and section names with placeholders ([`PageData::redact`]).
+    pub redact: bool,
 }
 
 /// Strings interned in first-use order: columns hold their index.
@@ -63,12 +65,36 @@ struct Block<'a, T: Serialize> {
 /// Writes the HTML report of `analysis` to `path`; gzipped when the name ends in `.gz`. Errors:
 /// [`Error::Output`] naming the file.
 pub fn write(analysis: &Analysis, path: &Path, options: &HtmlOptions) -> Result<()> {
-    let data = match analysis {
+    let mut data = match analysis {
         Analysis::Trace(report) => PageData::trace(report, options.trace_url.as_deref()),
         Analysis::Capture(report) => capture_data::capture(report),
     };
+    if options.redact {
+        data.redact();
+    }
     let page = page(data.title(), &data);
     write_page(&page, path)
+}
+
+/// The data of a batch's index page: the ranked triage rows; each row's `trace` names its report, `<trace>.html`
+/// beside the index.
+#[derive(Serialize)]
+struct Index<'a> {
+    kind: &'static str,
+    title: &'static str,
+    rows: &'a [crate::batch::TriageRow],
+}
+
+/// Writes `ftl batch --format html`'s index page, the triage table `rows` (ranked) linking to each input's report,
+/// to `path`. Errors: [`Error::Output`] naming the file.
+pub fn write_index(rows: &[crate::batch::TriageRow], path: &Path) -> Result<()> {
+    let title = "ftl batch — triage";
+    let index = Index {
+        kind: "batch",
+        title,
+        rows,
+    };
+    write_page(&page(title, &index), path)
 }
 
 /// Writes `page` to `path` (gzipped for a `.gz` name).
