@@ -180,24 +180,34 @@
   const tl = $('timeline');
   let ctx;
 
+  // A canvas sized to its CSS width and `cssH` at the device's pixel ratio; resized only when that changes.
   function sizeCanvas(canvas, cssH) {
     const dpr = window.devicePixelRatio || 1;
     const w = canvas.clientWidth || 1200;
-    canvas.style.height = cssH + 'px';
-    canvas.width = Math.round(w * dpr);
-    canvas.height = Math.round(cssH * dpr);
     const c = canvas.getContext('2d');
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(cssH * dpr)) {
+      canvas.style.height = cssH + 'px';
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(cssH * dpr);
+    }
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
     return { c: c, w: w, h: cssH };
   }
 
-  function plotW() { return Math.max(50, tl.clientWidth - LABEL_W); }
-  function xOf(t) { return LABEL_W + (t - view.t0) * plotW() / (view.t1 - view.t0); }
-  function tOf(x) { return view.t0 + (x - LABEL_W) * (view.t1 - view.t0) / plotW(); }
+  // The plot's width and the view's scale, fixed for one render (reading the layout per item is slow).
+  let plotWidth = 1000, kx = 1e-6;
+  function plotW() { return plotWidth; }
+  function measure() {
+    plotWidth = Math.max(50, tl.clientWidth - LABEL_W);
+    kx = plotWidth / (view.t1 - view.t0);
+  }
+  function xOf(t) { return LABEL_W + (t - view.t0) * kx; }
+  function tOf(x) { return view.t0 + (x - LABEL_W) / kx; }
 
   function laneHeight(lane) { return LANE_H + (lane.states ? STATE_H + 1 : 0); }
 
   function render() {
+    measure();
     layout = [];
     let h = AXIS_H;
     lanesAll.forEach(function (g) {
@@ -286,39 +296,53 @@
 
   function isFrameLane(lane) { return lane.kind === 'actual' || lane.kind === 'expected' || lane.kind === 'ui' || lane.kind === 'rt'; }
 
-  // One lane: items in view, each at least 1 px (janky 2 px) wide; items under one pixel share it, the janky one
-  // drawn last. The actual lanes count the frames drawn.
+  // One lane: items in view, each at least 1 px (janky 2 px) wide. Items narrower than a pixel share it: one
+  // rectangle per pixel and sub-row, in the colour of a janky one if any (levels of detail are drawing: every
+  // frame is in the data and counted). The actual lanes count the frames drawn.
   function drawLane(row) {
     const lane = row.lane, y = row.y;
     const frames = isFrameLane(lane);
     const counted = lane.kind === 'actual';
+    const flags = frames ? F.flags : D.display_frames.flags;
     const hl = [];
-    const rh = (LANE_H - 2) / lane.rows;
-    for (let phase = 0; phase < 2; phase++) {
-      const lastPx = new Float64Array(lane.rows).fill(-1), lastColour = new Float64Array(lane.rows).fill(-1);
-      for (let k = firstFrom(lane, view.t0); k < lane.st.length && lane.st[k] <= view.t1; k++) {
-        if (lane.en[k] < view.t0) continue;
-        const i = lane.idx[k];
-        if (frames && !pass[i]) continue;
-        const janky = frames ? (F.flags[i] & JANKY) !== 0 : (D.display_frames.flags[i] & JANKY) !== 0;
-        if (janky !== (phase === 1)) continue;
-        if (counted) stats.frames++;
-        if (frames && highlight && highlight(i)) hl.push(k);
-        let x0 = xOf(lane.st[k]), x1 = xOf(lane.en[k]);
-        const min = janky ? 2 : 1;
-        const r = lane.row(i);
-        if (x1 - x0 < min) {
-          const px = Math.floor(x0);
-          const c = lane.colour(i);
-          if (px === lastPx[r] && c === lastColour[r]) continue;
-          lastPx[r] = px; lastColour[r] = c;
-          x0 = px; x1 = px + min;
+    const rows = lane.rows, rh = (LANE_H - 2) / rows, gap = rows > 1 ? 1 : 0;
+    // Per sub-row, the pixel waiting to be drawn: its x, colour and whether a janky item is in it.
+    const pendPx = new Float64Array(rows).fill(-1), pendColour = new Int32Array(rows), pendJanky = new Uint8Array(rows);
+    let style = -1;
+    const fill = function (colour, x, w, r) {
+      if (colour !== style) { ctx.fillStyle = D.palette[colour]; style = colour; }
+      ctx.fillRect(x, y + 1 + r * rh, w, rh - gap);
+    };
+    const flush = function (r) {
+      if (pendPx[r] >= 0) fill(pendColour[r], pendPx[r], pendJanky[r] ? 2 : 1, r);
+      pendPx[r] = -1;
+    };
+    const t0 = view.t0, t1 = view.t1, st = lane.st, en = lane.en, idx = lane.idx;
+    for (let k = firstFrom(lane, t0); k < st.length && st[k] <= t1; k++) {
+      if (en[k] < t0) continue;
+      const i = idx[k];
+      if (frames && !pass[i]) continue;
+      const janky = (flags[i] & JANKY) !== 0;
+      if (counted) stats.frames++;
+      if (frames && highlight && highlight(i)) hl.push(k);
+      const x0 = LABEL_W + (st[k] - t0) * kx, x1 = LABEL_W + (en[k] - t0) * kx;
+      const r = rows > 1 ? lane.row(i) : 0;
+      const colour = lane.colour(i);
+      if (x1 - x0 < (janky ? 2 : 1)) {
+        const px = Math.floor(x0);
+        if (px === pendPx[r]) {
+          if (janky && !pendJanky[r]) { pendColour[r] = colour; pendJanky[r] = 1; }
+          continue;
         }
-        ctx.fillStyle = D.palette[lane.colour(i)];
-        x0 = Math.max(x0, LABEL_W - 1);
-        ctx.fillRect(x0, y + 1 + r * rh, Math.max(x1 - x0 - (x1 - x0 > 3 ? 1 : 0), min), rh - (lane.rows > 1 ? 1 : 0));
+        flush(r);
+        pendPx[r] = px; pendColour[r] = colour; pendJanky[r] = janky ? 1 : 0;
+        continue;
       }
+      flush(r);
+      const left = Math.max(x0, LABEL_W - 1);
+      fill(colour, left, Math.max(x1 - left - (x1 - left > 3 ? 1 : 0), 1), r);
     }
+    for (let r = 0; r < rows; r++) flush(r);
     if (lane.states) drawStates(lane.states, y + LANE_H);
     if (lane.kind === 'actual') drawPresents(lane, y);
     ctx.strokeStyle = '#1f2328';
@@ -371,19 +395,23 @@
 
   // ---- overview strip ---------------------------------------------------------------------------------------
   const ov = $('overview');
-  let ovDrag = null;
+  let ovDrag = null, ovBins = null;
   function drawOverview() {
     const s = sizeCanvas(ov, 36);
     const c = s.c, W = s.w;
     const bins = Math.max(1, Math.floor(W - LABEL_W));
-    const all = new Uint32Array(bins), janky = new Uint32Array(bins);
     const span = full.t1 - full.t0;
-    for (let i = 0; i < n; i++) {
-      if (!pass[i]) continue;
-      const b = Math.min(bins - 1, Math.max(0, Math.floor((F.actual_start[i] - full.t0) / span * bins)));
-      all[b]++;
-      if (F.flags[i] & JANKY) janky[b]++;
+    if (!ovBins || ovBins.pass !== pass || ovBins.all.length !== bins) {
+      // Frames and janky frames per pixel of the whole input, counted again only when the filters change.
+      ovBins = { pass: pass, all: new Uint32Array(bins), janky: new Uint32Array(bins) };
+      for (let i = 0; i < n; i++) {
+        if (!pass[i]) continue;
+        const b = Math.min(bins - 1, Math.max(0, Math.floor((F.actual_start[i] - full.t0) / span * bins)));
+        ovBins.all[b]++;
+        if (F.flags[i] & JANKY) ovBins.janky[b]++;
+      }
     }
+    const all = ovBins.all, janky = ovBins.janky;
     let max = 1;
     for (let b = 0; b < bins; b++) max = Math.max(max, all[b]);
     c.fillStyle = '#fff'; c.fillRect(0, 0, W, 36);
@@ -1133,9 +1161,134 @@
     }
   }
 
+  // ---- diff -------------------------------------------------------------------------------------------------
+  const DIFF_COLUMNS = ['level', 'process_name', 'layer_name', 'metric', 'base_value', 'new_value', 'delta_value',
+    'delta_pct', 'test', 'adjusted_p_value', 'verdict'];
+
+  function renderDiff() {
+    document.body.classList.add('batch');
+    ['legend', 'timeline-wrap', 'details'].forEach(function (id) { $(id).hidden = true; });
+    document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
+    const d = D.diff;
+    const head = $('head');
+    head.appendChild(el('h1', null, D.title));
+    head.appendChild(el('div', { class: 'verdict' }, 'Verdict: ' + d.verdict + ' — ' + d.regressed + ' regressed, ' +
+      d.improved + ' improved of ' + d.tested + ' tested (' + d.mode + ', ' + d.base_runs + ' base / ' + d.new_runs +
+      ' new runs, alpha ' + d.alpha + ', ' + d.correction + ')'));
+    const notes = el('div', { class: 'facts' });
+    (d.notes || []).forEach(function (t) { notes.appendChild(el('div', null, t)); });
+    notes.appendChild(el('div', null, 'ftl ' + D.ftl_version));
+    head.appendChild(notes);
+    // Filters: level, verdict.
+    const f = { level: '', verdict: '' };
+    const box = $('filters');
+    const choose = function (label, key, values) {
+      const l = el('label', null, label + ' ');
+      const sel = el('select', { id: 'filter-' + key });
+      [''].concat(values).forEach(function (v) { sel.appendChild(el('option', { value: v }, v === '' ? 'all' : v)); });
+      sel.addEventListener('change', function () { f[key] = sel.value; table(); });
+      l.appendChild(sel);
+      box.appendChild(l);
+    };
+    const distinct = function (k) {
+      return d.rows.map(function (r) { return r[k]; }).filter(function (v, i, a) { return a.indexOf(v) === i; });
+    };
+    choose('Level', 'level', distinct('level'));
+    choose('Verdict', 'verdict', distinct('verdict'));
+    // CDFs.
+    const h = sizeCanvas($('histogram'), 180), c = h.c;
+    c.fillStyle = '#fff'; c.fillRect(0, 0, h.w, h.h);
+    const all = D.base_quantiles_ms.concat(D.new_quantiles_ms);
+    // The x axis ends past the 99.5th percentile of both sides (the slowest frames would squash the rest).
+    const top = Math.max(1, 1.1 * Math.max(D.base_quantiles_ms[995] || 0, D.new_quantiles_ms[995] || 0));
+    const plot = function (q, colour) {
+      c.strokeStyle = colour; c.lineWidth = 1.5; c.beginPath();
+      q.forEach(function (v, k) {
+        const x = 36 + Math.min(v, top) / top * (h.w - 44), y = 8 + (h.h - 34) * (1 - k / (q.length - 1));
+        if (k === 0) c.moveTo(x, y); else c.lineTo(x, y);
+      });
+      c.stroke();
+    };
+    plot(D.base_quantiles_ms, '#1976d2');
+    plot(D.new_quantiles_ms, '#ff5722');
+    c.fillStyle = '#59636e'; c.font = '10px system-ui, "DejaVu Sans", sans-serif'; c.textBaseline = 'top';
+    c.fillText('0', 36, h.h - 22); c.fillText(top.toFixed(1) + ' ms', h.w - 60, h.h - 22);
+    c.fillText('1', 4, 8); c.fillText('0', 4, h.h - 30);
+    $('histogram-title').textContent = 'Frame durations, CDF: base (blue, ' + D.base_frames + ' frames) vs new (orange, ' +
+      D.new_frames + ' frames)';
+    // Janky % per matched layer.
+    const r = sizeCanvas($('rates'), 180), g = r.c;
+    g.fillStyle = '#fff'; g.fillRect(0, 0, r.w, r.h);
+    const layers = D.layers.slice(0, 14);
+    if (!layers.length) {
+      g.fillStyle = '#59636e'; g.font = '12px system-ui, "DejaVu Sans", sans-serif';
+      g.fillText('No layer is in both sides.', 12, 24);
+    }
+    const maxPct = Math.max.apply(null, [1].concat(layers.map(function (l) { return Math.max(l[1], l[2]); })));
+    const rowH = (r.h - 8) / Math.max(1, layers.length);
+    g.font = '10px system-ui, "DejaVu Sans", sans-serif'; g.textBaseline = 'middle';
+    layers.forEach(function (l, k) {
+      const y = 4 + k * rowH, w = r.w - 260;
+      g.fillStyle = '#1f2328';
+      let name = l[0];
+      while (name.length > 4 && g.measureText(name).width > 180) name = '…' + name.slice(2);
+      g.fillText(name, 4, y + rowH / 2);
+      g.fillStyle = '#1976d2'; g.fillRect(190, y + 1, Math.max(1, l[1] / maxPct * w), rowH / 2 - 1);
+      g.fillStyle = l[3] === 'regressed' ? '#d32f2f' : l[3] === 'improved' ? '#43a047' : '#ff5722';
+      g.fillRect(190, y + rowH / 2, Math.max(1, l[2] / maxPct * w), rowH / 2 - 1);
+      g.fillStyle = '#59636e';
+      g.fillText(l[1].toFixed(1) + ' → ' + l[2].toFixed(1) + ' % ' + l[3], r.w - 66 - 60, y + rowH / 2);
+    });
+    $('rates-title').textContent = 'Janky % per matched layer: base (blue) → new';
+    let sort = null;
+    const table = function () {
+      const out = $('table');
+      out.innerHTML = '';
+      const t = el('table'), tr = el('tr');
+      DIFF_COLUMNS.forEach(function (col) {
+        const th = el('th', null, col + (sort && sort.col === col ? (sort.desc ? ' ▼' : ' ▲') : ''));
+        th.addEventListener('click', function () { sort = { col: col, desc: sort && sort.col === col ? !sort.desc : true }; table(); });
+        tr.appendChild(th);
+      });
+      const thead = el('thead'); thead.appendChild(tr); t.appendChild(thead);
+      const rows = d.rows.filter(function (row) {
+        return (f.level === '' || row.level === f.level) && (f.verdict === '' || row.verdict === f.verdict);
+      });
+      if (sort) {
+        rows.sort(function (a, b) {
+          const x = a[sort.col], y = b[sort.col];
+          const o = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
+          return sort.desc ? -o : o;
+        });
+      }
+      const body = el('tbody');
+      rows.forEach(function (row) {
+        const line = el('tr');
+        DIFF_COLUMNS.forEach(function (col) {
+          const v = row[col];
+          line.appendChild(el('td', null, v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(4) : String(v)));
+        });
+        body.appendChild(line);
+      });
+      t.appendChild(body);
+      out.appendChild(t);
+      return rows.length;
+    };
+    const shown = table();
+    if (location.hash.indexOf('selftest') >= 0) {
+      const sel = $('filter-verdict');
+      sel.value = 'regressed';
+      sel.dispatchEvent(new Event('change', { bubbles: true }));
+      const regressed = document.querySelectorAll('#table tbody tr').length;
+      $('selftest').textContent = JSON.stringify({ verdict: d.verdict, rows: shown, regressed_rows: regressed,
+        errors: errors, blocked: blocked });
+    }
+  }
+
   load().then(function (data) {
     D = data;
     if (D.kind === 'batch') { renderBatch(); return; }
+    if (D.kind === 'diff') { renderDiff(); return; }
     F = D.frames; S = D.strings; n = F.layer.length;
     if (D.kind !== 'trace' && D.kind !== 'capture') throw new Error('unknown report kind ' + D.kind);
     full = fullSpan();

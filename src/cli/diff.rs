@@ -61,6 +61,10 @@ pub struct DiffArgs {
     /// Also draw base vs new frame-duration CDFs and per-layer janky % changes to this PNG (or SVG) file.
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
+    /// Also write the comparison as one offline HTML page: both sides' frame-duration CDFs, janky % per matched
+    /// layer, and the verdict table, sortable and filterable (`ftl report --help` says what such a file holds).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Significance level of the adjusted p-values.
     #[arg(long, value_name = "P", default_value_t = 0.05)]
     alpha: f64,
@@ -149,7 +153,8 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
         // Frames are resampled when a side has one run; the picture's CDFs need them too.
         keep_frames: base_inputs.is_single_trace()
             || new_inputs.is_single_trace()
-            || args.png.is_some(),
+            || args.png.is_some()
+            || args.html.is_some(),
     };
     let (base, new) = diff::load_sides(&base_inputs, &new_inputs, &load)?;
     let options = table::Options {
@@ -159,8 +164,14 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
     };
     let d = table::diff(&base, &new, &options);
     write(&d, args.format, args.output.as_deref())?;
-    if let Some(png) = &args.png {
-        chart(&d, &base, &new).render(png)?;
+    if args.png.is_some() || args.html.is_some() {
+        let picture = chart(&d, &base, &new);
+        if let Some(png) = &args.png {
+            picture.render(png)?;
+        }
+        if let Some(html) = &args.html {
+            crate::output::html::write_diff(&d, &picture, html)?;
+        }
     }
     let gate = gate_failures(&d, &args.fail_on, !args.no_significance);
     eprint!("{gate}");

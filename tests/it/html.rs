@@ -340,3 +340,32 @@ fn batch_writes_an_index_whose_rows_open_each_inputs_report() {
         assert_eq!(got["links"], serde_json::json!(links));
     }
 }
+
+#[test]
+fn diff_writes_its_verdict_table_and_cdfs_as_a_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = shared();
+    let base = shared.join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace");
+    let new = shared.join("traces/emulator_a12_cpu_sampling_60hz.pftrace");
+    let page = dir.path().join("diff.html");
+    let (base, new) = (base.to_str().unwrap(), new.to_str().unwrap());
+    let json: Value =
+        serde_json::from_str(&ftl_ok(&["diff", base, new, "--format", "json"])).unwrap();
+    ftl_ok(&["diff", base, new, "--html", page.to_str().unwrap()]);
+    let d = data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(
+        d["diff"], json,
+        "the page holds the comparison as --format json writes it"
+    );
+    assert_eq!(d["base_quantiles_ms"].as_array().unwrap().len(), 1001);
+    if let Some(browser) = chromium() {
+        let got = selftest(browser, &page);
+        assert_eq!(got["errors"], Value::Array(vec![]), "{got}");
+        assert_eq!(got["blocked"], Value::Array(vec![]), "{got}");
+        assert_eq!(got["verdict"], json["verdict"]);
+        let rows = json["rows"].as_array().unwrap();
+        assert_eq!(got["rows"].as_u64(), Some(rows.len() as u64));
+        let regressed = rows.iter().filter(|r| r["verdict"] == "regressed").count();
+        assert_eq!(got["regressed_rows"].as_u64(), Some(regressed as u64));
+    }
+}

@@ -97,6 +97,55 @@ pub fn write_index(rows: &[crate::batch::TriageRow], path: &Path) -> Result<()> 
     write_page(&page(title, &index), path)
 }
 
+/// The data of `ftl diff --html`: the comparison as `--format json` writes it, each side's frame durations as
+/// 1,001 quantiles (0, 0.1 %, …, 100 %; the CDF drawn), and the matched layers' janky %.
+#[derive(Serialize)]
+struct DiffPage<'a> {
+    kind: &'static str,
+    title: &'a str,
+    diff: &'a crate::diff::table::Diff,
+    base_frames: usize,
+    new_frames: usize,
+    base_quantiles_ms: Vec<f64>,
+    new_quantiles_ms: Vec<f64>,
+    /// `[layer, base janky %, new janky %, verdict]`.
+    layers: Vec<(&'a str, f64, f64, &'a str)>,
+}
+
+/// Quantiles of `sorted` at 0, 0.1 %, …, 100 % (nearest rank below); empty for no values.
+fn quantiles(sorted: &[f64]) -> Vec<f64> {
+    if sorted.is_empty() {
+        return Vec::new();
+    }
+    (0..=1000)
+        .map(|q| sorted[q * (sorted.len() - 1) / 1000])
+        .collect()
+}
+
+/// Writes `ftl diff --html`'s page for comparison `d` and its picture's data to `path`. Errors: [`Error::Output`]
+/// naming the file.
+pub fn write_diff(
+    d: &crate::diff::table::Diff,
+    picture: &crate::output::chart::diff::DiffChart,
+    path: &Path,
+) -> Result<()> {
+    let page_data = DiffPage {
+        kind: "diff",
+        title: &picture.title,
+        diff: d,
+        base_frames: picture.base_ms.len(),
+        new_frames: picture.new_ms.len(),
+        base_quantiles_ms: quantiles(&picture.base_ms),
+        new_quantiles_ms: quantiles(&picture.new_ms),
+        layers: picture
+            .layers
+            .iter()
+            .map(|l| (l.layer.as_str(), l.base_pct, l.new_pct, l.verdict.as_str()))
+            .collect(),
+    };
+    write_page(&page(&picture.title, &page_data), path)
+}
+
 /// Writes `page` to `path` (gzipped for a `.gz` name).
 pub fn write_page(page: &str, path: &Path) -> Result<()> {
     let fail = |e: std::io::Error| Error::Output {
