@@ -8,7 +8,12 @@
 //! - the Pixel 7 Pro launch: FrameTimeline-dense (≈ 120 k SurfaceFrames in 100 MB); rendered with the default
 //!   window and with `--all` (every frame drawn).
 //!
-//! Run: `cargo bench --bench chart` (target: render < 2 s beyond the analysis on a large trace).
+//! The Pixel 7 Pro replica's HTML report (`-o report.html`, every frame in it) is written too: its size, the time
+//! to write it, and — with `chromium` on PATH — the page's own first paint and median zoom step, measured inside
+//! the page by its `#selftest` in headless Chromium over the DevTools pipe (`common/chromium_selftest.py`).
+//!
+//! Run: `cargo bench --bench chart` (targets: render < 2 s beyond the analysis on a large trace; the HTML report of
+//! 120 k SurfaceFrames ≤ 7 MB, first paint ≤ 1.5 s, a zoom step ≤ 50 ms).
 use ftl::output::chart::data::WindowSpec;
 use ftl::output::chart::{self, ChartOptions};
 use std::time::{Duration, Instant};
@@ -98,5 +103,46 @@ fn main() {
                 ms(render),
             );
         }
+        if source.starts_with("pixel7pro") {
+            html(&analysis, &data.join("report.html"));
+        }
+    }
+}
+
+/// Writes the HTML report of `analysis` to `out` and prints its size, the time to write it and, when Chromium is
+/// installed, the page's first paint and zoom step from its self-test.
+fn html(analysis: &ftl::analysis::Analysis, out: &std::path::Path) {
+    let options = ftl::output::html::HtmlOptions::default();
+    let (write, ()) =
+        best_of(|| ftl::output::html::write(analysis, out, &options).expect("write HTML"));
+    let bytes = std::fs::metadata(out).expect("stat report").len() as f64;
+    print!(
+        "HTML report: {:.2} MB written in {:.0} ms",
+        bytes / MB,
+        ms(write)
+    );
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/common/chromium_selftest.py");
+    let url = format!("file://{}#selftest", out.display());
+    match std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&url)
+        .output()
+    {
+        Ok(o) if o.status.success() => {
+            let got: serde_json::Value = serde_json::from_slice(&o.stdout).expect("self-test JSON");
+            let drawn: u64 = got["layers"]
+                .as_array()
+                .map_or(0, |l| l.iter().filter_map(|l| l["frames"].as_u64()).sum());
+            println!(
+                "; in Chromium: {drawn} frames, first paint {} ms, zoom step {} ms (median of 10), errors {}",
+                got["first_paint_ms"], got["zoom_ms"], got["errors"]
+            );
+        }
+        Ok(o) => println!(
+            "; no Chromium self-test: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => println!("; no Chromium self-test: python3: {e}"),
     }
 }
