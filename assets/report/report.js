@@ -379,6 +379,8 @@
   }
 
   function drawPresents(lane, y) {
+    // Ticks only where presents a vsync apart stand at least 3 px apart: at coarser zoom they would be a bar.
+    if ((D.facts.vsync_period_ns || 16666667) * kx < 3) return;
     ctx.fillStyle = '#1f2328';
     let lastPx = -1;
     // Presents follow the frames' order closely; each is drawn as a tick at the lane's bottom.
@@ -389,7 +391,7 @@
       const px = Math.round(xOf(p));
       if (px === lastPx) continue;
       lastPx = px;
-      ctx.fillRect(px, y + LANE_H - 4, 1, 4);
+      ctx.fillRect(px, y + LANE_H - 3, 1, 3);
     }
   }
 
@@ -782,8 +784,8 @@
     c.fillStyle = '#59636e';
     const step = Math.max(1, Math.ceil(seconds / 10));
     for (let b = 0; b < seconds; b += step) c.fillText(b + ' s', 36 + b * bw, 12 + plotH);
-    $('rates-title').textContent = 'Presents per second (line, left scale) and janky frames per second (bars, right' +
-      ' scale); the last second may be partial';
+    $('rates-title').textContent = 'Presents per second of the layers shown (line, left scale) and janky frames per' +
+      ' second (bars, right scale); the last second may be partial';
   }
 
   function panelHover(canvas, binOf, title, describe) {
@@ -821,45 +823,74 @@
       return Object.keys(L.late_causes || {}).map(function (k) { return k + ' ×' + L.late_causes[k]; }).join(', ');
     }]
   ];
-  let sortBy = { col: 3, desc: true };
+  let layerSort = { col: 3, desc: true };
   function drawTable() {
-    const box = $('table');
-    box.innerHTML = '';
-    box.appendChild(el('h3', null, 'Layers (click a row to filter, a header to sort)'));
-    const table = el('table'), head = el('tr');
-    COLUMNS.forEach(function (c, k) {
-      const th = el('th', null, c[0] + (sortBy.col === k ? (sortBy.desc ? ' ▼' : ' ▲') : ''));
-      th.addEventListener('click', function () {
-        sortBy = { col: k, desc: sortBy.col === k ? !sortBy.desc : true };
-        drawTable();
-      });
-      head.appendChild(th);
-    });
-    const thead = el('thead'); thead.appendChild(head); table.appendChild(thead);
-    const body = el('tbody');
     const rows = D.layers.map(function (L, k) { return k; }).filter(function (k) {
       return filter.pid === '' || String(D.layers[k].pid) === filter.pid;
     });
-    const get = COLUMNS[sortBy.col][1];
-    rows.sort(function (a, b) {
-      const x = get(D.layers[a]), y = get(D.layers[b]);
-      const c = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
-      return sortBy.desc ? -c : c;
+    sortableTable($('table'), 'Layers (click a row to filter, a header to sort)', COLUMNS.map(function (c) {
+      return { name: c[0], value: function (k) { return c[1](D.layers[k]); } };
+    }), rows, {
+      sort: layerSort,
+      selected: function (k) { return filter.layer === String(k); },
+      click: function (k) { setFilter('layer', filter.layer === String(k) ? '' : String(k)); }
     });
-    rows.forEach(function (k) {
-      const L = D.layers[k], tr = el('tr');
-      if (filter.layer === String(k)) tr.className = 'selected';
-      COLUMNS.forEach(function (c) {
-        const v = c[1](L);
-        tr.appendChild(el('td', null, typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : (v === null || v === undefined ? '–' : String(v))));
+  }
+
+  // A value as a table cell shows it.
+  function cellText(v) {
+    if (v === null || v === undefined) return '–';
+    if (typeof v !== 'number' || Number.isInteger(v)) return String(v);
+    // Shares and times with one decimal; small numbers (p-values) with three significant digits.
+    return Math.abs(v) < 1 ? String(Number(v.toPrecision(3))) : v.toFixed(1);
+  }
+
+  // A table of `rows` in `box` under `heading`, sorted by a clicked header (again: the other way; nulls last when
+  // descending). Columns: `{name, value(row), node(row)?}` (node: a cell's content other than its text). `opts`:
+  // `sort` (`{col, desc}`, kept across redraws), `selected(row)`, `click(row)`. Returns the rows shown.
+  function sortableTable(box, heading, columns, rows, opts) {
+    const sort = opts.sort || { col: -1, desc: true };
+    const draw = function () {
+      box.innerHTML = '';
+      if (heading) box.appendChild(el('h3', null, heading));
+      const table = el('table'), head = el('tr');
+      columns.forEach(function (c, k) {
+        const th = el('th', null, c.name + (sort.col === k ? (sort.desc ? ' ▼' : ' ▲') : ''));
+        th.addEventListener('click', function () {
+          sort.desc = sort.col === k ? !sort.desc : true;
+          sort.col = k;
+          draw();
+        });
+        head.appendChild(th);
       });
-      tr.addEventListener('click', function () {
-        setFilter('layer', filter.layer === String(k) ? '' : String(k));
+      const thead = el('thead'); thead.appendChild(head); table.appendChild(thead);
+      const sorted = rows.slice();
+      if (sort.col >= 0) {
+        const get = columns[sort.col].value;
+        sorted.sort(function (a, b) {
+          const x = get(a), y = get(b);
+          const c = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
+          return sort.desc ? -c : c;
+        });
+      }
+      const body = el('tbody');
+      sorted.forEach(function (row) {
+        const tr = el('tr');
+        if (opts.selected && opts.selected(row)) tr.className = 'selected';
+        columns.forEach(function (c) {
+          const v = c.value(row);
+          const td = el('td', { class: typeof v === 'number' ? 'num' : 'text' });
+          if (c.node) td.appendChild(c.node(row)); else td.textContent = cellText(v);
+          tr.appendChild(td);
+        });
+        if (opts.click) tr.addEventListener('click', function () { opts.click(row); });
+        body.appendChild(tr);
       });
-      body.appendChild(tr);
-    });
-    table.appendChild(body);
-    box.appendChild(table);
+      table.appendChild(body);
+      box.appendChild(table);
+    };
+    draw();
+    return rows.length;
   }
 
   // ---- header, legend, filters ------------------------------------------------------------------------------
@@ -1095,7 +1126,6 @@
     'perfdog_jank', 'perfdog_big_jank', 'status'];
 
   function renderBatch() {
-    document.body.classList.add('batch');
     ['filters', 'legend', 'timeline-wrap', 'details', 'panels'].forEach(function (id) { $(id).hidden = true; });
     document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
     const head = $('head');
@@ -1106,53 +1136,28 @@
     const cols = BATCH_COLUMNS.filter(function (c) {
       return D.rows.some(function (r) { return r[c] !== null && r[c] !== undefined; });
     });
-    let sort = null;
-    const draw = function () {
-      const box = $('table');
-      box.innerHTML = '';
-      const table = el('table'), tr = el('tr');
-      cols.forEach(function (c) {
-        const th = el('th', null, c + (sort && sort.col === c ? (sort.desc ? ' ▼' : ' ▲') : ''));
-        th.addEventListener('click', function () {
-          sort = { col: c, desc: sort && sort.col === c ? !sort.desc : true };
-          draw();
-        });
-        tr.appendChild(th);
-      });
-      const thead = el('thead'); thead.appendChild(tr); table.appendChild(thead);
-      const rows = D.rows.slice();
-      if (sort) {
-        rows.sort(function (a, b) {
-          const x = a[sort.col], y = b[sort.col];
-          const c = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
-          return sort.desc ? -c : c;
-        });
+    const maxJanky = Math.max.apply(null, [1].concat(D.rows.map(function (r) { return r.janky_pct || 0; })));
+    sortableTable($('table'), null, cols.map(function (c) {
+      const column = { name: c, value: function (r) { return r[c]; } };
+      if (c === 'trace') {
+        column.node = function (r) {
+          if (r.status !== 'ok') return document.createTextNode(r.trace);
+          return el('a', { href: encodeURIComponent(r.trace) + '.html', 'data-trace': r.trace }, r.trace);
+        };
+      } else if (c === 'janky_pct') {
+        // A bar as long as the row's share of the worst janky %, then the number.
+        column.node = function (r) {
+          const span = el('span');
+          if (typeof r.janky_pct !== 'number') { span.textContent = '–'; return span; }
+          const bar = el('span', { class: 'bar' });
+          bar.style.width = Math.max(1, Math.round(60 * r.janky_pct / maxJanky)) + 'px';
+          span.appendChild(bar);
+          span.appendChild(document.createTextNode(' ' + r.janky_pct.toFixed(1)));
+          return span;
+        };
       }
-      const maxJanky = Math.max.apply(null, [1].concat(rows.map(function (r) { return r.janky_pct || 0; })));
-      const body = el('tbody');
-      rows.forEach(function (r) {
-        const row = el('tr');
-        cols.forEach(function (c) {
-          const v = r[c];
-          const td = el('td');
-          if (c === 'trace' && r.status === 'ok') {
-            td.appendChild(el('a', { href: encodeURIComponent(r.trace) + '.html', 'data-trace': r.trace }, r.trace));
-          } else if (c === 'janky_pct' && typeof v === 'number') {
-            const bar = el('span', { class: 'bar' });
-            bar.style.width = Math.max(1, Math.round(60 * v / maxJanky)) + 'px';
-            td.appendChild(bar);
-            td.appendChild(document.createTextNode(' ' + v.toFixed(1)));
-          } else {
-            td.textContent = v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v);
-          }
-          row.appendChild(td);
-        });
-        body.appendChild(row);
-      });
-      table.appendChild(body);
-      box.appendChild(table);
-    };
-    draw();
+      return column;
+    }), D.rows, {});
     if (location.hash.indexOf('selftest') >= 0) {
       const links = Array.prototype.map.call(document.querySelectorAll('#table a[data-trace]'), function (a) {
         return a.getAttribute('href');
@@ -1166,7 +1171,6 @@
     'delta_pct', 'test', 'adjusted_p_value', 'verdict'];
 
   function renderDiff() {
-    document.body.classList.add('batch');
     ['legend', 'timeline-wrap', 'details'].forEach(function (id) { $(id).hidden = true; });
     document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
     const d = D.diff;
@@ -1240,40 +1244,15 @@
       g.fillText(l[1].toFixed(1) + ' → ' + l[2].toFixed(1) + ' % ' + l[3], r.w - 66 - 60, y + rowH / 2);
     });
     $('rates-title').textContent = 'Janky % per matched layer: base (blue) → new';
-    let sort = null;
     const table = function () {
-      const out = $('table');
-      out.innerHTML = '';
-      const t = el('table'), tr = el('tr');
-      DIFF_COLUMNS.forEach(function (col) {
-        const th = el('th', null, col + (sort && sort.col === col ? (sort.desc ? ' ▼' : ' ▲') : ''));
-        th.addEventListener('click', function () { sort = { col: col, desc: sort && sort.col === col ? !sort.desc : true }; table(); });
-        tr.appendChild(th);
-      });
-      const thead = el('thead'); thead.appendChild(tr); t.appendChild(thead);
       const rows = d.rows.filter(function (row) {
         return (f.level === '' || row.level === f.level) && (f.verdict === '' || row.verdict === f.verdict);
       });
-      if (sort) {
-        rows.sort(function (a, b) {
-          const x = a[sort.col], y = b[sort.col];
-          const o = (x === null || x === undefined) ? -1 : (y === null || y === undefined) ? 1 : x < y ? -1 : x > y ? 1 : 0;
-          return sort.desc ? -o : o;
-        });
-      }
-      const body = el('tbody');
-      rows.forEach(function (row) {
-        const line = el('tr');
-        DIFF_COLUMNS.forEach(function (col) {
-          const v = row[col];
-          line.appendChild(el('td', null, v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(4) : String(v)));
-        });
-        body.appendChild(line);
-      });
-      t.appendChild(body);
-      out.appendChild(t);
-      return rows.length;
+      return sortableTable($('table'), null, DIFF_COLUMNS.map(function (c) {
+        return { name: c, value: function (r) { return r[c]; } };
+      }), rows, { sort: diffSort });
     };
+    const diffSort = { col: -1, desc: true };
     const shown = table();
     if (location.hash.indexOf('selftest') >= 0) {
       const sel = $('filter-verdict');
