@@ -508,7 +508,9 @@
     if (!d.moved) { pinned = hovered; showDetails(); render(); }
   });
   tl.addEventListener('dblclick', function () { view = { t0: full.t0, t1: full.t1 }; render(); });
-  tl.addEventListener('keydown', function (e) {
+  // W/A/S/D anywhere on the page but in a form field, as in trace viewers.
+  window.addEventListener('keydown', function (e) {
+    if (!F || e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(e.target.tagName)) return;
     const x = mouse.x >= LABEL_W ? mouse.x : LABEL_W + plotW() / 2;
     const k = e.key.toLowerCase();
     if (k === 'w') zoomAt(x, 0.8);

@@ -43,6 +43,7 @@ const EXAMPLES: &str = "Examples:
   ftl slices trace.pftrace --timeline actual        # Perfetto's actual_frame_timeline_slice as CSV
   ftl frames trace.pftrace -o frames.parquet --format parquet
   ftl report trace.pftrace -o report.png            # the picture (SVG if the name ends in .svg)
+  ftl report trace.pftrace -o report.html           # one offline page: zoom, hover, filter every frame
   ftl batch traces/ -r --fail-on 'janky_pct>5'      # rank a fleet of traces; exit 1 if any is too janky
   ftl analyze latency.txt --layer-name 'SurfaceView - com.example.game/com.example.game.MainActivity#0'
   ftl analyze gfxinfo.txt --format json             # JankTracker recomputed from framestats + as dumped
@@ -65,9 +66,10 @@ pub enum Command {
     Frames(FramesArgs),
     /// Explain jank types in plain words (all of them, or the one given).
     Explain(ExplainArgs),
-    /// Draw the picture (PNG or SVG): a trace's timeline report (expected/actual lanes per layer, UI thread /
-    /// RenderThread lanes coloured by late stage when the app's atrace sections are recorded, vsync grid,
-    /// jank colours); a text capture's frame times, FPS per second and headline numbers (GT SM for logcat).
+    /// Draw the report: the picture (PNG or SVG) of a trace's timeline (expected/actual lanes per layer, UI thread /
+    /// RenderThread lanes coloured by late stage when the app's atrace sections are recorded, vsync grid, jank
+    /// colours) or of a text capture's frame times, FPS per second and headline numbers (GT SM for logcat); or, with
+    /// -o FILE.html, the explorable single-file HTML report of every frame (zoom, hover, filters, linked panels)
     Report(report::ReportArgs),
     /// Triage many traces and captures in parallel into one ranked table; bad files are reported, not fatal.
     Batch(batch::BatchArgs),

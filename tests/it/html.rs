@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The synthetic trace, two real traces (one with many janky frames) and a gfxinfo capture.
+/// The synthetic trace, the three real traces and a gfxinfo capture.
 fn inputs() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let shared = shared();
@@ -16,6 +16,7 @@ fn inputs() -> Vec<PathBuf> {
         root.join("testdata/synthetic_60hz.pftrace"),
         shared.join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace"),
         shared.join("traces/emulator_a12_cpu_sampling_60hz.pftrace"),
+        shared.join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace"),
         shared.join("text/linkadb_qq_gfxinfo_framestats.utf16le_crlf.txt"),
     ]
 }
@@ -368,4 +369,19 @@ fn diff_writes_its_verdict_table_and_cdfs_as_a_page() {
         let regressed = rows.iter().filter(|r| r["verdict"] == "regressed").count();
         assert_eq!(got["regressed_rows"].as_u64(), Some(regressed as u64));
     }
+}
+
+#[test]
+fn an_unwritable_report_is_a_one_line_error_naming_the_file() {
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/synthetic_60hz.pftrace");
+    let out = crate::common::ftl(&[
+        "report",
+        input.to_str().unwrap(),
+        "-o",
+        "/nonexistent-dir/r.html",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent-dir/r.html"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
