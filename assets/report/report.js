@@ -736,7 +736,9 @@
     c.fillStyle = '#59636e'; c.font = '10px system-ui, "DejaVu Sans", sans-serif'; c.textBaseline = 'top';
     c.fillText('deadline ' + ms(period), xd + 3, 4);
     for (let b = 0; b <= nb; b += 10) c.fillText((b * width / 1e6).toFixed(1), 36 + b * bw - 6, 12 + plotH);
-    c.fillText('ms (last bin: longer)', W - 110, 24 + plotH - 10);
+    c.textAlign = 'right';
+    c.fillText('ms; the last bin holds every longer frame', W - 8, 4);
+    c.textAlign = 'left';
     c.fillText(String(max), 2, 8);
     $('histogram-title').textContent = 'Frame durations (' + durs.length + ' frames shown, janky in red)';
   }
@@ -815,6 +817,12 @@
     ['avg_surface_fps', function (L) { return L.avg_surface_fps; }],
     ['PerfDog jank', function (L) { return L.perfdog_jank; }],
     ['big jank', function (L) { return L.perfdog_big_jank; }],
+    ['fps 1% low', function (L) { return L.fps_1pct_low; }],
+    ['sm', function (L) { return L.sm; }],
+    ['JankTracker janky %', function (L) {
+      const n = (L.jank_tracker || []).filter(function (j) { return j.numbers === 'recomputed'; })[0];
+      return n ? n.janky_pct : null;
+    }],
     ['top jank types', function (L) {
       return (L.top_jank_types || []).map(function (t) { return t[0] + ' ×' + t[1]; }).join(', ');
     }],
@@ -825,12 +833,17 @@
       return Object.keys(L.late_causes || {}).map(function (k) { return k + ' ×' + L.late_causes[k]; }).join(', ');
     }]
   ];
-  let layerSort = { col: 3, desc: true };
+  let layerSort = null;
   function drawTable() {
     const rows = D.layers.map(function (L, k) { return k; }).filter(function (k) {
       return filter.pid === '' || String(D.layers[k].pid) === filter.pid;
     });
-    sortableTable($('table'), 'Layers (click a row to filter, a header to sort)', COLUMNS.map(function (c) {
+    // Columns no layer has a value for (a trace's JankTracker, a capture's FrameTimeline counts) are left out.
+    const columns = COLUMNS.filter(function (c) {
+      return D.layers.some(function (L) { const v = c[1](L); return v !== null && v !== undefined && v !== ''; });
+    });
+    layerSort = layerSort || { col: columns.findIndex(function (c) { return c[0] === 'janky'; }), desc: true };
+    sortableTable($('table'), 'Layers (click a row to filter, a header to sort)', columns.map(function (c) {
       return { name: c[0], value: function (k) { return c[1](D.layers[k]); } };
     }), rows, {
       sort: layerSort,
