@@ -344,6 +344,7 @@
     }
     for (let r = 0; r < rows; r++) flush(r);
     if (lane.states) drawStates(lane.states, y + LANE_H);
+    if (lane.kind === 'actual' && D.kind === 'trace') drawCauses(lane, y);
     if (lane.kind === 'actual') drawPresents(lane, y);
     ctx.strokeStyle = '#1f2328';
     ctx.lineWidth = 1.5;
@@ -355,6 +356,23 @@
       ctx.lineWidth = 2;
       outline(lane, h.k, y);
     });
+  }
+
+  // Each late frame's cause written on its actual slice where the slice is wide enough to hold it.
+  function drawCauses(lane, y) {
+    const rh = (LANE_H - 2) / lane.rows;
+    if (rh < 9) return;
+    ctx.font = '10px system-ui, "DejaVu Sans", sans-serif';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = '#000';
+    for (let k = firstFrom(lane, view.t0); k < lane.st.length && lane.st[k] <= view.t1; k++) {
+      const i = lane.idx[k];
+      if (F.cause[i] === null || !pass[i] || lane.en[k] < view.t0) continue;
+      const x0 = Math.max(xOf(lane.st[k]), LABEL_W), x1 = xOf(lane.en[k]);
+      const text = S[F.cause[i]];
+      if (x1 - x0 < ctx.measureText(text).width + 6) continue;
+      ctx.fillText(text, x0 + 3, y + 1 + lane.row(i) * rh + rh / 2);
+    }
   }
 
   function outline(lane, k, y) {
