@@ -1079,6 +1079,8 @@
     const janky = D.layers.map(function () { return []; });
     const counts = D.layers.map(function () { return 0; });
     for (let i = 0; i < n; i++) {
+      // A capture's frames are its presents (a logcat's skipped-frame lines are events, not frames).
+      if (D.kind === 'capture' && F.present[i] === null) continue;
       counts[F.layer[i]]++;
       if (F.flags[i] & JANKY) janky[F.layer[i]].push(i);
     }

@@ -209,6 +209,7 @@ fn the_page_zooms_hovers_and_filters_in_chromium_with_the_clis_numbers() {
                 assert_eq!(page_layer["frames"], l["frames"], "{what}");
                 assert_eq!(page_layer["janky"], l["janky_frames"], "{what}");
             } else {
+                assert_eq!(page_layer["layer_name"], l["layer_name"], "{what}");
                 assert_eq!(page_layer["frames"], l["presented_frames"], "{what}");
                 let perfdog = l["perfdog_jank_active"]
                     .as_u64()

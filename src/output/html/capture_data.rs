@@ -8,7 +8,6 @@ use crate::analysis::capture::{CaptureLayer, CaptureReport};
 use crate::analysis::idle::idle_intervals;
 use crate::model::Source;
 use crate::output::chart::capture::{marks, Mark};
-use crate::output::label::layer_label;
 use crate::output::text;
 
 /// The vsync period assumed for a logcat pid's skipped frames when none is known, ns (60 Hz).
@@ -59,10 +58,10 @@ pub fn capture(report: &CaptureReport) -> PageData<'static> {
     page
 }
 
-/// A layer's name on the page: its layer or window, else its pid.
+/// A layer's name on the page: its layer or window as `ftl analyze` names it, else its pid.
 fn name(layer: &CaptureLayer) -> String {
     match (&layer.layer_name, layer.pid) {
-        (Some(name), _) => layer_label(name),
+        (Some(name), _) => name.clone(),
         (None, Some(pid)) => format!("pid {pid}"),
         (None, None) => "unknown pid".into(),
     }
