@@ -236,6 +236,7 @@
       ctx.fillText(text, 4, row.y + LANE_H / 2);
     });
     drawOverview();
+    if (D.kind === 'capture') drawFrameTimes();
     writeHash();
     if (firstPaint === null) firstPaint = performance.now();
   }
@@ -411,6 +412,44 @@
       lastPx = px;
       ctx.fillRect(px, y + LANE_H - 3, 1, 3);
     }
+  }
+
+  // ---- a capture's frame times over the timeline's view -----------------------------------------------------
+  // Each present's interval from the previous present at its present time, ms, with guides at 1, 2 and 3 vsync
+  // periods; per pixel column the longest interval is drawn, in its mark's colour.
+  function drawFrameTimes() {
+    const panel = $('frametimes-panel');
+    panel.hidden = false;
+    const s = sizeCanvas($('frametimes'), 160), c = s.c, W = s.w, H = s.h;
+    c.fillStyle = '#fff'; c.fillRect(0, 0, W, H);
+    const period = D.facts.vsync_period_ns || 16666667;
+    const cols = Math.max(1, Math.floor(W - LABEL_W));
+    const best = new Float64Array(cols).fill(-1), colour = new Int32Array(cols);
+    let top = 4 * period;
+    for (let i = 0; i < n; i++) {
+      const p = F.present[i];
+      if (p === null || !pass[i] || p < view.t0 || p > view.t1 || F.dur[i] <= 0) continue;
+      const x = Math.floor((p - view.t0) * kx);
+      if (x < 0 || x >= cols) continue;
+      if (F.dur[i] > best[x]) { best[x] = F.dur[i]; colour[x] = F.colour[i]; }
+      top = Math.max(top, F.dur[i]);
+    }
+    top = Math.min(top, 12 * period);
+    const y = function (ns) { return 8 + (H - 24) * (1 - Math.min(ns, top) / top); };
+    c.strokeStyle = '#d1d9e0'; c.setLineDash([4, 3]);
+    c.fillStyle = '#59636e'; c.font = '10px system-ui, "DejaVu Sans", sans-serif'; c.textBaseline = 'middle';
+    for (let k = 1; k <= 3; k++) {
+      c.beginPath(); c.moveTo(LABEL_W, y(k * period)); c.lineTo(W, y(k * period)); c.stroke();
+      c.fillText(k + ' vsync (' + ms(k * period, 1) + ')', LABEL_W - 100, y(k * period));
+    }
+    c.setLineDash([]);
+    for (let x = 0; x < cols; x++) {
+      if (best[x] < 0) continue;
+      c.fillStyle = D.palette[colour[x]];
+      c.fillRect(LABEL_W + x, y(best[x]), 1, H - 16 - y(best[x]));
+    }
+    $('frametimes-title').textContent = 'Frame times in the view (present-to-present, ms; the longest per pixel;' +
+      ' capped at 12 vsyncs)';
   }
 
   // ---- overview strip ---------------------------------------------------------------------------------------
