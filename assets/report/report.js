@@ -370,6 +370,7 @@
       const i = lane.idx[k];
       if (F.cause[i] === null || !pass[i] || lane.en[k] < view.t0) continue;
       const x0 = Math.max(xOf(lane.st[k]), LABEL_W), x1 = xOf(lane.en[k]);
+      if (x1 - x0 < 24) continue;
       const text = S[F.cause[i]];
       if (x1 - x0 < ctx.measureText(text).width + 6) continue;
       ctx.fillText(text, x0 + 3, y + 1 + lane.row(i) * rh + rh / 2);

@@ -178,9 +178,14 @@ pub fn page<T: Serialize>(title: &str, data: &T) -> String {
         ftl_version: env!("CARGO_PKG_VERSION"),
         data,
     };
+    // The JSON goes straight into the compressor (a dense trace's is tens of MB, its gzip a tenth of that).
     // Serialising plain data structs into memory cannot fail.
-    let json = serde_json::to_vec(&block).unwrap_or_default();
-    let encoded = base64::engine::general_purpose::STANDARD.encode(gzip(&json));
+    let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut writer = std::io::BufWriter::with_capacity(1 << 16, &mut encoder);
+    let _ = serde_json::to_writer(&mut writer, &block);
+    let _ = writer.flush();
+    drop(writer);
+    let encoded = base64::engine::general_purpose::STANDARD.encode(encoder.finish().unwrap_or_default());
     fill(
         TEMPLATE,
         &[
