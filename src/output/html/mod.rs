@@ -185,7 +185,8 @@ pub fn page<T: Serialize>(title: &str, data: &T) -> String {
     let _ = serde_json::to_writer(&mut writer, &block);
     let _ = writer.flush();
     drop(writer);
-    let encoded = base64::engine::general_purpose::STANDARD.encode(encoder.finish().unwrap_or_default());
+    let encoded =
+        base64::engine::general_purpose::STANDARD.encode(encoder.finish().unwrap_or_default());
     fill(
         TEMPLATE,
         &[
