@@ -161,6 +161,19 @@ pub fn intervals(
         .collect()
 }
 
+/// A series' distinct presents (ns, ascending) and which of their intervals are idle ([`idle_intervals`]; none
+/// when the source does not say when frames were asked for).
+pub fn presents_and_idle(series: &crate::model::FrameSeries) -> (Vec<i64>, Vec<bool>) {
+    let presents = series.presents();
+    let idle = idle_intervals(
+        series.frames.requested_and_present(),
+        &presents,
+        series.period_ns.unwrap_or(0),
+    )
+    .unwrap_or_default();
+    (presents, idle)
+}
+
 /// The mark of each present-to-present interval of `presents` (ns, ascending, distinct): the idle ones (`idle`,
 /// one flag per interval, [`idle_intervals`]) idle, the others by PerfDog's rule over the presents with the idle
 /// intervals cut out ([`active_presents`]).
@@ -255,17 +268,11 @@ fn layer_numbers(layer: &CaptureLayer) -> Vec<(&'static str, String)> {
 /// The row of layer `i` (with at least one interval), times from `origin`.
 fn series_row(report: &CaptureReport, i: usize, origin: i64, w: &Window) -> Option<Row> {
     let (s, layer) = (report.series.get(i)?, report.layers.get(i)?);
-    let presents = s.presents();
+    let (presents, idle) = presents_and_idle(s);
     let p = &layer.pacing;
     let pid = s
         .pid
         .map_or_else(String::new, |pid| format!(" (pid {pid})"));
-    let idle = idle_intervals(
-        s.frames.requested_and_present(),
-        &presents,
-        s.period_ns.unwrap_or(0),
-    )
-    .unwrap_or_default();
     let in_window = |(end, _): &&(i64, i64)| (w.start_ns..=w.end_ns).contains(end);
     Some(Row {
         label: layer_label(&s.layer_name) + &pid,

@@ -3,11 +3,10 @@
 //! out); per logcat pid each `Skipped N frames!` line as a frame of N vsync periods ending at the line.
 
 use super::data::{file_name, summary, Facts, Frame, PageData, JANKY};
-use super::Strings;
+use super::{verdict_lines, Strings};
 use crate::analysis::capture::{CaptureLayer, CaptureReport};
-use crate::analysis::idle::idle_intervals;
 use crate::model::Source;
-use crate::output::chart::capture::{marks, Mark};
+use crate::output::chart::capture::{marks, presents_and_idle, Mark};
 use crate::output::text;
 
 /// The vsync period assumed for a logcat pid's skipped frames when none is known, ns (60 Hz).
@@ -44,11 +43,7 @@ pub fn capture(report: &CaptureReport) -> PageData<'static> {
         }
         layers.push(value);
     }
-    let verdict = text::capture_verdict(report)
-        .lines()
-        .map(|l| l.trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect();
+    let verdict = verdict_lines(&text::capture_verdict(report));
     let vsync = period.map(|p| vec![[0, 0, p]]).unwrap_or_default();
     let legend: Vec<(&str, _)> = [Mark::Normal, Mark::Jank, Mark::BigJank, Mark::Idle]
         .iter()
@@ -79,13 +74,7 @@ fn presents(
     let Some(series) = report.series.get(i) else {
         return 0;
     };
-    let presents = series.presents();
-    let idle = idle_intervals(
-        series.frames.requested_and_present(),
-        &presents,
-        series.period_ns.unwrap_or(0),
-    )
-    .unwrap_or_default();
+    let (presents, idle) = presents_and_idle(series);
     let marks = marks(&presents, &idle);
     let mut janky = 0;
     for (k, &present) in presents.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! it from its SurfaceFrames ([`PageData::trace`]); a text capture from its present-to-present intervals
 //! ([`super::capture_data`]), with no expected lane, DisplayFrame or thread state.
 
-use super::Strings;
+use super::{verdict_lines, Interned, Strings};
 use crate::analysis::app::blame::LateStage;
 use crate::analysis::app::cause::{StateKind, StatePiece};
 use crate::analysis::app::threads::ThreadTimes;
@@ -190,24 +190,22 @@ struct StateColumns {
 
 /// The palette: colours by first use, serialised as their `#rrggbb` list.
 #[derive(Debug, Default)]
-struct Palette {
-    index: FxHashMap<Rgb, u32>,
-    colours: Vec<String>,
-}
+struct Palette(Interned<Rgb>);
 
 impl Serialize for Palette {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.colours.serialize(serializer)
+        serializer.collect_seq(
+            self.0
+                .list()
+                .iter()
+                .map(|c| format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)),
+        )
     }
 }
 
 impl Palette {
     fn of(&mut self, rgb: Rgb) -> u32 {
-        let colours = &mut self.colours;
-        *self.index.entry(rgb).or_insert_with(|| {
-            colours.push(format!("#{:02x}{:02x}{:02x}", rgb.0, rgb.1, rgb.2));
-            (colours.len() - 1) as u32
-        })
+        self.0.of(&rgb)
     }
 }
 
@@ -291,11 +289,7 @@ impl<'a> PageData<'a> {
         let title = format!("ftl report — {}", file_name(&t.path));
         let mut page = PageData::new("trace", title, facts, origin);
         page.trace_url = trace_url;
-        page.verdict = text::verdict(report)
-            .lines()
-            .map(|l| l.trim().to_string())
-            .filter(|l| !l.is_empty())
-            .collect();
+        page.verdict = verdict_lines(&text::verdict(report));
         page.layers = report.layers.iter().map(summary).collect();
         let layer_of: FxHashMap<(i32, &str), u32> = report
             .layers
@@ -321,7 +315,7 @@ impl<'a> PageData<'a> {
                     .zip(r.expected_end_ns)
                     .map(|(s, e)| e - s),
             );
-            d.jank_type.push(strings.of(&l.jank_type));
+            d.jank_type.push(strings.of(&*l.jank_type));
             d.present_type.push(strings.of(l.present_type.name()));
             let colour = JankClass::of(l.jank_tag).rgb(l.jank_severity_type.name());
             d.colour.push(page.palette.of(colour));
@@ -332,7 +326,7 @@ impl<'a> PageData<'a> {
             ]));
             d.surface_frames.push(r.surface_frames);
         }
-        page.strings = strings.list;
+        page.strings = strings.list().to_vec();
         page.stack();
         page.vsync = report
             .vsync
@@ -371,7 +365,7 @@ impl<'a> PageData<'a> {
                 .map(|(s, e)| e - s),
             present: r.present_ns.map(&rel),
             present_interval: r.present_interval_ns,
-            jank_type: strings.of(&l.jank_type),
+            jank_type: strings.of(&*l.jank_type),
             jank_tag: Some(strings.of(l.jank_tag.name())),
             present_type: Some(strings.of(l.present_type.name())),
             prediction_type: Some(strings.of(l.prediction_type.name())),
@@ -433,7 +427,7 @@ impl<'a> PageData<'a> {
             .collect();
         self.verdict = verdict;
         self.layers = layers;
-        self.strings = strings.list;
+        self.strings = strings.list().to_vec();
         self.vsync = vsync;
         self.stack();
     }

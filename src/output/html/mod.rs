@@ -33,24 +33,53 @@ pub struct HtmlOptions {
     pub redact: bool,
 }
 
-/// Strings interned in first-use order: columns hold their index.
-#[derive(Debug, Default)]
-pub struct Strings {
-    index: FxHashMap<String, u32>,
-    list: Vec<String>,
+/// Values interned in first-use order: columns hold their index (strings, colours).
+#[derive(Debug)]
+pub struct Interned<K> {
+    index: FxHashMap<K, u32>,
+    list: Vec<K>,
 }
 
-impl Strings {
-    /// The index of `s`.
-    pub fn of(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.index.get(s) {
+impl<K> Default for Interned<K> {
+    fn default() -> Self {
+        Interned {
+            index: FxHashMap::default(),
+            list: Vec::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Interned<K> {
+    /// The index of `key`, a new one the first time.
+    pub fn of<Q>(&mut self, key: &Q) -> u32
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if let Some(&i) = self.index.get(key) {
             return i;
         }
-        self.list.push(s.to_string());
-        let i = (self.list.len() - 1) as u32;
-        self.index.insert(s.to_string(), i);
+        let i = self.list.len() as u32;
+        self.list.push(key.to_owned());
+        self.index.insert(key.to_owned(), i);
         i
     }
+
+    /// The values by index.
+    pub fn list(&self) -> &[K] {
+        &self.list
+    }
+}
+
+/// Interned strings.
+pub type Strings = Interned<String>;
+
+/// The non-empty lines of `ftl analyze`'s verdict `text`, trimmed: the page's header lines.
+fn verdict_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// The data block with what every page carries: its schema and ftl's version.
@@ -163,11 +192,18 @@ pub fn write_page(page: &str, path: &Path) -> Result<()> {
     std::fs::write(path, bytes).map_err(fail)
 }
 
-/// `bytes` gzipped, with no time or name in the header (deterministic).
+/// `bytes` gzipped ([`gzipped`]).
 fn gzip(bytes: &[u8]) -> Vec<u8> {
+    gzipped(|w| w.write_all(bytes))
+}
+
+/// What `write` writes, gzipped with no time or name in the header (deterministic), through a 64 KiB buffer.
+/// Writing to memory cannot fail.
+fn gzipped(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Vec<u8> {
     let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(bytes);
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut encoder);
+    let _ = write(&mut buffered).and_then(|()| buffered.flush());
+    drop(buffered);
     encoder.finish().unwrap_or_default()
 }
 
@@ -179,14 +215,8 @@ pub fn page<T: Serialize>(title: &str, data: &T) -> String {
         data,
     };
     // The JSON goes straight into the compressor (a dense trace's is tens of MB, its gzip a tenth of that).
-    // Serialising plain data structs into memory cannot fail.
-    let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let mut writer = std::io::BufWriter::with_capacity(1 << 16, &mut encoder);
-    let _ = serde_json::to_writer(&mut writer, &block);
-    let _ = writer.flush();
-    drop(writer);
-    let encoded =
-        base64::engine::general_purpose::STANDARD.encode(encoder.finish().unwrap_or_default());
+    let gz = gzipped(|w| serde_json::to_writer(w, &block).map_err(std::io::Error::from));
+    let encoded = base64::engine::general_purpose::STANDARD.encode(gz);
     fill(
         TEMPLATE,
         &[
