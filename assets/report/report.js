@@ -297,22 +297,18 @@
 
   function isFrameLane(lane) { return lane.kind === 'actual' || lane.kind === 'expected' || lane.kind === 'ui' || lane.kind === 'rt'; }
 
-  // One lane: items in view, each at least 1 px (janky 2 px) wide. Items narrower than a pixel share it: one
-  // rectangle per pixel and sub-row, in the colour of a janky one if any (levels of detail are drawing: every
-  // frame is in the data and counted). The actual lanes count the frames drawn.
-  function drawLane(row) {
-    const lane = row.lane, y = row.y;
-    const frames = isFrameLane(lane);
-    const counted = lane.kind === 'actual';
-    const flags = frames ? F.flags : D.display_frames.flags;
-    const hl = [];
-    const rows = lane.rows, rh = (LANE_H - 2) / rows, gap = rows > 1 ? 1 : 0;
+  // The items of `lane` in view into the band [top, top + height) split in its sub-rows, each at least 1 px
+  // (janky 2 px) wide. Items narrower than a pixel share it: one rectangle per pixel and sub-row, in the colour of
+  // a janky one if any (levels of detail are drawing: every frame stays in the data). `shown(i)`: the filters;
+  // `flags`: the janky bits (none for thread states); `each(k)`: called for every item drawn.
+  function drawItems(lane, top, height, shown, flags, each) {
+    const rows = lane.rows, rh = height / rows, gap = rows > 1 ? 1 : 0;
     // Per sub-row, the pixel waiting to be drawn: its x, colour and whether a janky item is in it.
     const pendPx = new Float64Array(rows).fill(-1), pendColour = new Int32Array(rows), pendJanky = new Uint8Array(rows);
     let style = -1;
     const fill = function (colour, x, w, r) {
       if (colour !== style) { ctx.fillStyle = D.palette[colour]; style = colour; }
-      ctx.fillRect(x, y + 1 + r * rh, w, rh - gap);
+      ctx.fillRect(x, top + r * rh, w, rh - gap);
     };
     const flush = function (r) {
       if (pendPx[r] >= 0) fill(pendColour[r], pendPx[r], pendJanky[r] ? 2 : 1, r);
@@ -322,10 +318,9 @@
     for (let k = firstFrom(lane, t0); k < st.length && st[k] <= t1; k++) {
       if (en[k] < t0) continue;
       const i = idx[k];
-      if (frames && !pass[i]) continue;
-      const janky = (flags[i] & JANKY) !== 0;
-      if (counted) stats.frames++;
-      if (frames && highlight && highlight(i)) hl.push(k);
+      if (!shown(i)) continue;
+      const janky = flags !== null && (flags[i] & JANKY) !== 0;
+      each(k);
       const x0 = LABEL_W + (st[k] - t0) * kx, x1 = LABEL_W + (en[k] - t0) * kx;
       const r = rows > 1 ? lane.row(i) : 0;
       const colour = lane.colour(i);
@@ -344,9 +339,34 @@
       fill(colour, left, Math.max(x1 - left - (x1 - left > 3 ? 1 : 0), 1), r);
     }
     for (let r = 0; r < rows; r++) flush(r);
-    if (lane.states) drawStates(lane.states, y + LANE_H);
-    if (lane.kind === 'actual' && D.kind === 'trace') drawCauses(lane, y);
-    if (lane.kind === 'actual') drawPresents(lane, y);
+  }
+
+  // One lane with its thread-state band, present ticks, causes and outlines. The actual lanes count the frames
+  // drawn; a late frame's cause is written on its actual slice where the slice is wide enough to hold it.
+  function drawLane(row) {
+    const lane = row.lane, y = row.y;
+    const frames = isFrameLane(lane);
+    const actual = lane.kind === 'actual';
+    const hl = [], labelled = [];
+    const minLabelNs = 24 / kx;
+    drawItems(lane, y + 1, LANE_H - 2, frames ? function (i) { return pass[i] === 1; } : function () { return true; },
+      frames ? F.flags : D.display_frames.flags, function (k) {
+        if (!frames) return;
+        const i = lane.idx[k];
+        if (actual) {
+          stats.frames++;
+          if (D.kind === 'trace' && F.cause[i] !== null && lane.en[k] - lane.st[k] >= minLabelNs) labelled.push(k);
+        }
+        if (highlight && highlight(i)) hl.push(k);
+      });
+    if (lane.states) {
+      drawItems(lane.states, y + LANE_H, STATE_H, function (k) { return pass[lane.states.frameOf(k)] === 1; }, null,
+        function () {});
+    }
+    if (actual) {
+      drawCauses(lane, labelled, y);
+      drawPresents(lane, y);
+    }
     ctx.strokeStyle = '#1f2328';
     ctx.lineWidth = 1.5;
     hl.forEach(function (k) { outline(lane, k, y); });
@@ -359,43 +379,26 @@
     });
   }
 
-  // Each late frame's cause written on its actual slice where the slice is wide enough to hold it.
-  function drawCauses(lane, y) {
+  // The causes of `items` (late frames of actual `lane` at least 24 px wide) on their slices, where they fit.
+  function drawCauses(lane, items, y) {
     const rh = (LANE_H - 2) / lane.rows;
-    if (rh < 9) return;
+    if (rh < 9 || !items.length) return;
     ctx.font = '10px system-ui, "DejaVu Sans", sans-serif';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = '#000';
-    for (let k = firstFrom(lane, view.t0); k < lane.st.length && lane.st[k] <= view.t1; k++) {
+    items.forEach(function (k) {
       const i = lane.idx[k];
-      if (F.cause[i] === null || !pass[i] || lane.en[k] < view.t0) continue;
       const x0 = Math.max(xOf(lane.st[k]), LABEL_W), x1 = xOf(lane.en[k]);
-      if (x1 - x0 < 24) continue;
       const text = S[F.cause[i]];
-      if (x1 - x0 < ctx.measureText(text).width + 6) continue;
+      if (x1 - x0 < ctx.measureText(text).width + 6) return;
       ctx.fillText(text, x0 + 3, y + 1 + lane.row(i) * rh + rh / 2);
-    }
+    });
   }
 
   function outline(lane, k, y) {
     const rh = (LANE_H - 2) / lane.rows, r = lane.row(lane.idx[k]);
     const x0 = xOf(lane.st[k]), x1 = Math.max(xOf(lane.en[k]), x0 + 2);
     ctx.strokeRect(x0, y + 1 + r * rh, x1 - x0, rh);
-  }
-
-  function drawStates(lane, y) {
-    let lastPx = -1;
-    for (let k = firstFrom(lane, view.t0); k < lane.st.length && lane.st[k] <= view.t1; k++) {
-      if (lane.en[k] < view.t0 || !pass[lane.frameOf(lane.idx[k])]) continue;
-      let x0 = xOf(lane.st[k]), x1 = xOf(lane.en[k]);
-      if (x1 - x0 < 1) {
-        const px = Math.floor(x0);
-        if (px === lastPx) continue;
-        lastPx = px; x0 = px; x1 = px + 1;
-      }
-      ctx.fillStyle = D.palette[lane.colour(lane.idx[k])];
-      ctx.fillRect(Math.max(x0, LABEL_W), y, x1 - Math.max(x0, LABEL_W), STATE_H);
-    }
   }
 
   function drawPresents(lane, y) {
@@ -1195,14 +1198,20 @@
     return { t0: t0 - pad, t1: t1 + pad };
   }
 
+  // Hides the trace page's timeline, legend, details and help (and the elements `more` names): the batch index
+  // and the diff page show tables and panels only.
+  function hideTimeline(more) {
+    ['legend', 'timeline-wrap', 'details'].concat(more).forEach(function (id) { $(id).hidden = true; });
+    document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
+  }
+
   // ---- batch index ------------------------------------------------------------------------------------------
   const BATCH_COLUMNS = ['trace', 'source', 'device', 'refresh_rate_hz', 'process_name', 'layer_name', 'frames',
     'janky_frames', 'janky_pct', 'top_cause', 'top_cause_pct', 'frame_dur_ms_p99', 'avg_surface_fps', 'fps_mean',
     'perfdog_jank', 'perfdog_big_jank', 'status'];
 
   function renderBatch() {
-    ['filters', 'legend', 'timeline-wrap', 'details', 'panels'].forEach(function (id) { $(id).hidden = true; });
-    document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
+    hideTimeline(['filters', 'panels']);
     const head = $('head');
     head.appendChild(el('h1', null, D.title));
     const ok = D.rows.filter(function (r) { return r.status === 'ok'; }).length;
@@ -1246,8 +1255,7 @@
     'delta_pct', 'test', 'adjusted_p_value', 'verdict'];
 
   function renderDiff() {
-    ['legend', 'timeline-wrap', 'details'].forEach(function (id) { $(id).hidden = true; });
-    document.querySelectorAll('.strip, .help').forEach(function (e) { e.hidden = true; });
+    hideTimeline([]);
     const d = D.diff;
     const head = $('head');
     head.appendChild(el('h1', null, D.title));
