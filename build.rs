@@ -2,7 +2,10 @@
 //! so no system `protoc` is needed.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
-    let fds = protox::compile(["proto/trace.proto"], ["proto"])?;
+    let fds = protox::compile(
+        ["proto/trace.proto", "proto/perfetto_config.proto"],
+        ["proto"],
+    )?;
     prost_build::Config::new().compile_fds(fds)?;
     Ok(())
 }

@@ -142,7 +142,8 @@ fn main() {
     let parse = best_of(|| {
         let start = Instant::now();
         let reader = ftl::input::open_text(&path).expect("open capture");
-        let capture = ftl::sources::sf_latency::read(reader, &path, "bench").expect("read capture");
+        let capture =
+            ftl::sources::sf_latency::read(reader, &path, Some("bench")).expect("read capture");
         assert!(capture.series.frames.len() > 1_000_000);
         start.elapsed()
     });

@@ -74,6 +74,12 @@ pub enum Error {
     /// A command-line value that ftl cannot use.
     #[error("{0}")]
     Usage(String),
+    /// adb or the device failed (`ftl record`, `ftl watch`): the message says what happened and what to do.
+    #[error("{0}")]
+    Device(String),
+    /// The device went away in the middle of a capture (adb exits 255, or 0 before 2024, and stops listing it).
+    #[error("{0}")]
+    Disconnected(String),
 }
 
 /// `Result` with [`Error`].

@@ -27,6 +27,7 @@ pub mod analysis;
 pub mod batch;
 pub mod cli;
 pub mod decode;
+pub mod device;
 pub mod diff;
 pub mod error;
 pub mod input;
@@ -107,11 +108,11 @@ pub fn analyze_input(
     Ok(match opened {
         Input::Trace(trace) => Analysis::Trace(Box::new(analysis::analyze(*trace, &shown, config))),
         Input::SfLatency => {
-            let name = config.layer_name.clone().unwrap_or_else(|| {
-                path.file_stem()
-                    .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned())
-            });
-            let read = sources::sf_latency::read(input::open_text(path)?, path, &name)?;
+            let read = sources::sf_latency::read(
+                input::open_text(path)?,
+                path,
+                config.layer_name.as_deref(),
+            )?;
             Analysis::Capture(Box::new(capture::sf_latency(
                 read,
                 &shown,

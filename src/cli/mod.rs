@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub mod batch;
+pub mod device;
 pub mod diff;
 pub mod report;
 
@@ -45,11 +46,14 @@ const EXAMPLES: &str = "Examples:
   ftl report trace.pftrace -o report.png            # the picture (SVG if the name ends in .svg)
   ftl report trace.pftrace -o report.html           # one offline page: zoom, hover, filter every frame
   ftl batch traces/ -r --fail-on 'janky_pct>5'      # rank a fleet of traces; exit 1 if any is too janky
-  ftl analyze latency.txt --layer-name 'SurfaceView - com.example.game/com.example.game.MainActivity#0'
+  ftl analyze latency.txt --layer-name 'SurfaceView[com.example.game/com.example.game.MainActivity](BLAST)#1234'
   ftl analyze gfxinfo.txt --format json             # JankTracker recomputed from framestats + as dumped
   ftl batch captures/ --fail-on 'perfdog_big_jank>0'
   ftl diff base/ new/ --fail-on 'janky_pct>+1'       # A/B with statistics; exit 1 on a significant regression
-  ftl explain 'Buffer Stuffing'";
+  ftl explain 'Buffer Stuffing'
+  ftl record --app com.example.app --duration 10s   # record a trace over adb and print the verdict
+  ftl record --app com.example.game --source latency -o latency.txt
+  ftl watch --app com.example.game --plain          # live FPS / jank, one line per second";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -79,6 +83,13 @@ pub enum Command {
     /// Print a Perfetto stdlib table of the app's frames (android_frames, android_frame_stats, ...) row for
     /// row, with Perfetto's column names; needs the app's atrace sections (Choreographer#doFrame, DrawFrame).
     Table(TableArgs),
+    /// Record on an Android device over adb and print the verdict: a Perfetto trace with FrameTimeline, the app's
+    /// atrace sections and the scheduler, run the way the device's release needs; or a text source
+    /// (`--latency`, gfxinfo, logcat) polled without losing frames into one capture file.
+    Record(device::RecordArgs),
+    /// Watch an app's frames live over adb: FPS, PerfDog Jank / BigJank, JankTracker janky %, frame times; or
+    /// one line per second with --plain.
+    Watch(device::WatchArgs),
 }
 
 impl Command {
@@ -90,7 +101,11 @@ impl Command {
             | Command::Frames(FramesArgs { format, .. })
             | Command::Table(TableArgs { format, .. }) => *format == Format::Parquet,
             Command::Batch(a) => a.writes_parquet(),
-            Command::Explain(_) | Command::Report(_) | Command::Diff(_) => false,
+            Command::Explain(_)
+            | Command::Report(_)
+            | Command::Diff(_)
+            | Command::Record(_)
+            | Command::Watch(_) => false,
         }
     }
 }
@@ -456,6 +471,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report(a) => report::run(&a)?,
         Command::Batch(a) => return batch::run(&a),
         Command::Diff(a) => return diff::run(&a),
+        Command::Record(a) => return device::run_record(&a),
+        Command::Watch(a) => return device::run_watch(&a),
         Command::Table(a) => {
             let windows = crate::model::window::WindowSpec {
                 ranges: a.window.ranges()?,
@@ -526,7 +543,11 @@ fn explanations(jank_type: Option<&str>) -> Result<String> {
     Ok(out)
 }
 
-fn write_report(analysis: &Analysis, format: ReportFormat, output: Option<&Path>) -> Result<()> {
+pub(crate) fn write_report(
+    analysis: &Analysis,
+    format: ReportFormat,
+    output: Option<&Path>,
+) -> Result<()> {
     match format {
         ReportFormat::Text => {
             let text = match analysis {

@@ -20,7 +20,8 @@ mod staged;
 mod tree;
 pub mod wire;
 
-/// prost types generated from `proto/trace.proto` by build.rs (crate-internal: the synth builder writes with them).
+/// prost types generated from `proto/` by build.rs (crate-internal: the synth builder writes traces with them,
+/// `ftl record` its trace config).
 #[allow(missing_docs, clippy::all)]
 pub(crate) mod proto {
     include!(concat!(env!("OUT_DIR"), "/perfetto.protos.rs"));

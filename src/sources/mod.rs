@@ -11,6 +11,15 @@ use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::Path;
 
+/// How the header lines of a capture written by `ftl record` / `ftl watch` begin (`# ftl record: …`, `# device:
+/// …` follow it): readers skip them; no device prints a line like it.
+pub const RECORDED_HEADER: &str = "# ftl record";
+
+/// True if `line` is a comment line of a recorded capture's header (`#` first).
+pub fn is_header_line(line: &[u8]) -> bool {
+    line.first() == Some(&b'#')
+}
+
 /// Longest line handed to a reader, bytes (a logcat entry is at most ~4 KiB, a gfxinfo histogram line ~3 KiB);
 /// the rest of a longer line is discarded, so a file without line ends cannot fill memory.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;

@@ -62,7 +62,7 @@ pub fn looks_like(head: &str) -> bool {
     let mut lines = head
         .lines()
         .map(|l| l.trim_start_matches('\u{feff}').trim())
-        .filter(|l| !l.is_empty() && !l.starts_with(UNRESPONSIVE));
+        .filter(|l| !l.is_empty() && !l.starts_with(UNRESPONSIVE) && !l.starts_with('#'));
     let first_is_period = lines
         .next()
         .is_some_and(|l| fields(l.as_bytes()).is_some_and(|(_, n)| n == 1));
@@ -143,13 +143,22 @@ struct Reader {
     dump: Option<Dump>,
     /// Actual present of the last frame kept (Chromium's `last_timestamp`).
     last_kept: Option<i64>,
+    /// Written by `ftl record` / `ftl watch` (its header line): each dump holds only the frames new since the
+    /// previous one, so a short dump says nothing about FrameTimeline.
+    recorded: bool,
+    /// The layer the recorded header names.
+    recorded_layer: Option<String>,
 }
 
 impl Reader {
     /// Ends the current dump, flagging it if it looks answered from FrameTimeline.
     fn close_dump(&mut self) {
         if let Some(done) = self.dump.take() {
-            if done.rows != FRAME_TRACKER_ROWS && !done.empty_slots && done.rows > 0 {
+            if !self.recorded
+                && done.rows != FRAME_TRACKER_ROWS
+                && !done.empty_slots
+                && done.rows > 0
+            {
                 self.capture
                     .diagnostics
                     .note(note::FRAME_TIMELINE_BACKED, done.line);
@@ -233,13 +242,30 @@ impl Reader {
     }
 }
 
-/// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument,
-/// or the file name).
+/// How `ftl record` heads a `--latency` capture, before the quoted layer name.
+pub const RECORDED_COMMAND: &str = "# ftl record: dumpsys SurfaceFlinger --latency ";
+
+/// A name quoted for the device's shell (`'…'`, a `'` written `'\''`) as it was given.
+fn unquote(quoted: &str) -> String {
+    let inner = quoted.trim();
+    let inner = inner
+        .strip_prefix('\'')
+        .and_then(|i| i.strip_suffix('\''))
+        .unwrap_or(inner);
+    inner.replace("'\\''", "'")
+}
+
+/// Reads a `--latency` capture from decoded text. `layer_name` names the series (the `--latency` argument);
+/// `None`: the layer a recorded capture's header names, else the file name without its extension.
 ///
 /// Errors ([`Error::Capture`], naming the line): no refresh-period line, a refresh period outside 1 ms – 1 s,
 /// frame rows before any refresh-period line, and dumps holding only the refresh period (the layer name
 /// matched no layer). Skipped rows are counted in the diagnostics with their lines (see [`note`]).
-pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLatencyCapture> {
+pub fn read<R: BufRead>(
+    reader: R,
+    path: &Path,
+    layer_name: Option<&str>,
+) -> Result<SfLatencyCapture> {
     let fail = |line: u64, cause: String| Error::Capture {
         path: path.to_path_buf(),
         line,
@@ -248,7 +274,14 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
     let mut state = Reader::default();
     for_each_line(reader, path, |line| {
         let bytes = line.bytes.trim_ascii();
-        if !bytes.is_empty() {
+        if super::is_header_line(bytes) {
+            state.recorded |= bytes.starts_with(super::RECORDED_HEADER.as_bytes());
+            let layer = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(|l| l.strip_prefix(RECORDED_COMMAND))
+                .map(unquote);
+            state.recorded_layer = state.recorded_layer.take().or(layer);
+        } else if !bytes.is_empty() {
             state
                 .line(line.no, bytes)
                 .map_err(|cause| fail(line.no, cause))?;
@@ -261,8 +294,18 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
         frames,
         period,
         period_line,
+        recorded_layer,
         ..
     } = state;
+    let layer_name = layer_name
+        .map(str::to_string)
+        .or(recorded_layer)
+        .unwrap_or_else(|| {
+            path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        });
     let Some(period) = period else {
         return Err(fail(
             0,
@@ -277,8 +320,10 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
             format!(
                 "the device printed only its refresh period (\"{period}\") and no frame rows: the layer name \
                  given to `dumpsys SurfaceFlinger --latency` matched no layer, or the layer drew nothing; list the \
-                 names with `adb shell dumpsys SurfaceFlinger --list` (games draw into \
-                 `SurfaceView - <package>/<activity>#N`) and dump again while the app draws"
+                 names with `adb shell dumpsys SurfaceFlinger --list` (a game draws into \
+                 `SurfaceView[<package>/<activity>](BLAST)#N` from Android 12, whose #N changes when the surface \
+                 is recreated from Android 13; `SurfaceView - <package>/<activity>#N` before) and dump again \
+                 while the app draws, or let `ftl record --source latency --app PKG` find the layer"
             ),
         ));
     }
@@ -287,7 +332,7 @@ pub fn read<R: BufRead>(reader: R, path: &Path, layer_name: &str) -> Result<SfLa
         source: Source::SfLatency,
         pid: None,
         process_name: None,
-        layer_name: layer_name.to_string(),
+        layer_name,
         period_ns: Some(period),
         period_from: "--latency line 1",
         presents_from: "actualPresentTime (present fence)",
@@ -301,7 +346,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<SfLatencyCapture> {
-        read(text.as_bytes(), Path::new("cap.txt"), "SurfaceView")
+        read(text.as_bytes(), Path::new("cap.txt"), Some("SurfaceView"))
     }
 
     fn presents(c: &SfLatencyCapture) -> Vec<i64> {
@@ -403,7 +448,7 @@ mod tests {
         let text = "\u{feff}16666666\r\n1 100 1\n\n  2 200 2  \r\n3 300 3";
         for capacity in [1, 2, 5, 7, 64] {
             let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
-            let c = read(reader, Path::new("cap.txt"), "L").unwrap();
+            let c = read(reader, Path::new("cap.txt"), Some("L")).unwrap();
             assert_eq!(
                 presents(&c),
                 vec![100, 200, 300],

@@ -428,7 +428,7 @@ fn readers_never_panic_on_garbage() {
             .map(|b| alphabet[*b as usize % alphabet.len()])
             .collect();
         for bytes in [&raw, &texty] {
-            let _ = sf_latency::read(bytes.as_slice(), path, "g");
+            let _ = sf_latency::read(bytes.as_slice(), path, Some("g"));
             let _ = gfxinfo::read(bytes.as_slice(), path, &gfxinfo::Options::default());
             let _ = logcat::read(bytes.as_slice(), path);
             let head = String::from_utf8_lossy(bytes);

@@ -224,7 +224,12 @@ pub fn read<R: BufRead>(reader: R, path: &Path) -> Result<ChoreographerLog> {
                 String::from_utf8_lossy(line.bytes)
             }
         };
-        state.line(&text, line.no);
+        // A recorded capture's header comes before any entry.
+        let header =
+            state.entries == 0 && state.separators == 0 && super::is_header_line(line.bytes);
+        if !header {
+            state.line(&text, line.no);
+        }
         Ok(
             if state.entries == 0 && state.separators == 0 && line.no >= GIVE_UP_AFTER {
                 ControlFlow::Break(())
