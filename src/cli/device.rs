@@ -82,7 +82,7 @@ pub struct RecordArgs {
     /// What to record.
     #[arg(long, value_enum, default_value_t = RecordSource::Trace)]
     source: RecordSource,
-    /// Where to write the capture (default: ftl-<source>-<unix time>.pftrace / .txt).
+    /// Where to write the capture (default: `ftl-<source>-<unix time>.pftrace` / `.txt`).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// A Perfetto trace config (text or binary) instead of ftl's; its duration_ms is used as it is.

@@ -123,15 +123,14 @@ impl Poller {
         self.last_present = None;
     }
 
-    /// The package's layers, best first is not implied (`dumpsys SurfaceFlinger --list` order). Errors: adb's.
+    /// The package's layers that may carry its frames, best first ([`probe::candidate_layers`]). Errors: adb's.
     pub fn layers(&self) -> Result<Vec<String>> {
         let pkg = self.package.as_deref().unwrap_or_default();
-        Ok(
-            probe::parse_layer_list(&self.adb.shell("dumpsys SurfaceFlinger --list")?)
-                .into_iter()
-                .filter(|l| l.contains(pkg))
-                .collect(),
-        )
+        let all = probe::parse_layer_list(&self.adb.shell("dumpsys SurfaceFlinger --list")?);
+        Ok(probe::candidate_layers(&all, pkg)
+            .into_iter()
+            .cloned()
+            .collect())
     }
 
     /// How often to poll: well inside the history each source keeps at 144 Hz.

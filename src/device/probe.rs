@@ -156,10 +156,11 @@ fn requested_layer_name(inner: &str) -> &str {
     best.map_or(inner, |end| &inner[..end])
 }
 
-/// The layer that carries `package`'s frames, best first: a game's SurfaceView buffer (`…(BLAST)#N` from
-/// Android 12, `SurfaceView - pkg/…#N` before), then the app window's buffer layer (`pkg/pkg.Activity#N`,
-/// not the `<hash> pkg/…` container). `None` if no layer names the package.
-pub fn pick_layer<'a>(layers: &'a [String], package: &str) -> Option<&'a String> {
+/// The layers that may carry `package`'s frames, best first: a game's SurfaceView buffer (`…(BLAST)#N` from
+/// Android 12, `SurfaceView - pkg/…#N` before), then the app window's buffer layer (`pkg/pkg.Activity#N`), then
+/// other layers naming the package; containers without buffers (`SurfaceView[…]#N` of the BLAST era, the
+/// `<hash> pkg/…` window container) are left out.
+pub fn candidate_layers<'a>(layers: &'a [String], package: &str) -> Vec<&'a String> {
     let rank = |name: &str| -> Option<u8> {
         if !name.contains(package) {
             return None;
@@ -173,22 +174,27 @@ pub fn pick_layer<'a>(layers: &'a [String], package: &str) -> Option<&'a String>
             } else if name.starts_with("SurfaceView - ") {
                 Some(1)
             } else {
-                // The BLAST-era container: it has no buffers.
-                Some(5)
+                None
             }
         } else if name.starts_with(package) && name.contains('/') {
             Some(2)
         } else if hashed_container {
-            Some(6)
+            None
         } else {
-            Some(4)
+            Some(3)
         }
     };
-    layers
+    let mut ranked: Vec<(u8, &String)> = layers
         .iter()
         .filter_map(|l| rank(l).map(|r| (r, l)))
-        .min_by_key(|(r, _)| *r)
-        .map(|(_, l)| l)
+        .collect();
+    ranked.sort_by_key(|(r, _)| *r);
+    ranked.into_iter().map(|(_, l)| l).collect()
+}
+
+/// The layer that carries `package`'s frames: the first of [`candidate_layers`]; `None` if there is none.
+pub fn pick_layer<'a>(layers: &'a [String], package: &str) -> Option<&'a String> {
+    candidate_layers(layers, package).into_iter().next()
 }
 
 /// Lists the layers and picks `package`'s (see [`pick_layer`]). Errors: no layer of the package, with the
@@ -218,6 +224,14 @@ mod tests {
         assert_eq!(
             pick_layer(&names, "com.ex.game").unwrap(),
             "SurfaceView[com.ex.game/com.ex.game.Main](BLAST)#1061"
+        );
+        // `l` in ftl watch cycles through the buffer layers only, never the containers.
+        assert_eq!(
+            candidate_layers(&names, "com.ex.game"),
+            [
+                "SurfaceView[com.ex.game/com.ex.game.Main](BLAST)#1061",
+                "com.ex.game/com.ex.game.Main#1051"
+            ]
         );
         let a15 = "RequestedLayerState{54dfae7 ctrip.android.view/ctrip.Home#28989 parentId=28983}\n\
                    RequestedLayerState{ctrip.android.view/ctrip.Home#29149 parentId=28989}\n\

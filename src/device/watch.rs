@@ -228,7 +228,7 @@ fn finish(view: Option<view::Terminal>, saving: Option<CaptureFile>) -> Result<(
     saving.map_or(Ok(()), CaptureFile::finish)
 }
 
-/// The layer after `current` in the package's `--list` order, wrapping.
+/// The app's layer after `current` in [`Poller::layers`]' order, wrapping.
 fn next_layer(poller: &Poller, current: &str) -> Result<Option<String>> {
     let layers = poller.layers()?;
     let at = layers.iter().position(|l| l == current);

@@ -14,6 +14,7 @@ mod golden;
 mod html;
 mod peer;
 mod perfetto_frames;
+mod record;
 mod sched;
 mod sources;
 mod synth_atrace;
