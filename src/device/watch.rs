@@ -180,14 +180,14 @@ pub fn watch(
         // Wait for the next poll; the live view redraws and reads keys meanwhile.
         while polled.elapsed() < poller.interval() {
             if let Some(v) = view.as_mut() {
-                let key = v.draw(
+                let key = v.draw(&view::Screen {
                     info,
-                    &layer,
-                    options.source,
-                    &live,
-                    saving.is_some(),
-                    &status,
-                )?;
+                    layer: &layer,
+                    source: options.source,
+                    live: &live,
+                    saving: saving.is_some(),
+                    status: &status,
+                })?;
                 match key {
                     Some(view::Key::Quit) => return finish(view, saving),
                     Some(view::Key::NextLayer) => match next_layer(&poller, &layer) {
@@ -276,19 +276,9 @@ mod view {
             Ok(Terminal(ratatui::try_init().map_err(term)?))
         }
 
-        /// Draws the view and waits up to 50 ms for a key.
-        pub fn draw(
-            &mut self,
-            info: &DeviceInfo,
-            layer: &str,
-            source: TextSource,
-            live: &Live,
-            saving: bool,
-            status: &str,
-        ) -> Result<Option<Key>> {
-            self.0
-                .draw(|frame| render(frame, info, layer, source, live, saving, status))
-                .map_err(term)?;
+        /// Draws `screen` and waits up to 50 ms for a key.
+        pub fn draw(&mut self, screen: &Screen) -> Result<Option<Key>> {
+            self.0.draw(|frame| render(frame, screen)).map_err(term)?;
             if !event::poll(Duration::from_millis(50)).map_err(term)? {
                 return Ok(None);
             }
@@ -320,16 +310,26 @@ mod view {
         }
     }
 
-    /// The view of `live`: headline numbers, the frame-time sparkline, the worst recent frames.
-    pub fn render(
-        frame: &mut ratatui::Frame,
-        info: &DeviceInfo,
-        layer: &str,
-        source: TextSource,
-        live: &Live,
-        saving: bool,
-        status: &str,
-    ) {
+    /// What the view shows.
+    pub struct Screen<'a> {
+        pub info: &'a DeviceInfo,
+        pub layer: &'a str,
+        pub source: TextSource,
+        pub live: &'a Live,
+        pub saving: bool,
+        pub status: &'a str,
+    }
+
+    /// The view of the live numbers: headline numbers, the frame-time sparkline, the worst recent frames.
+    pub fn render(frame: &mut ratatui::Frame, screen: &Screen) {
+        let Screen {
+            info,
+            layer,
+            source,
+            live,
+            saving,
+            status,
+        } = *screen;
         let [head, numbers, spark, worst, foot] = Layout::vertical([
             Constraint::Length(3),
             Constraint::Length(3),
@@ -447,7 +447,17 @@ mod view {
             let backend = ratatui::backend::TestBackend::new(100, 20);
             let mut terminal = ratatui::Terminal::new(backend).unwrap();
             terminal
-                .draw(|f| render(f, &info, "L#1", TextSource::Latency, &live, false, ""))
+                .draw(|f| {
+                    let screen = Screen {
+                        info: &info,
+                        layer: "L#1",
+                        source: TextSource::Latency,
+                        live: &live,
+                        saving: false,
+                        status: "",
+                    };
+                    render(f, &screen)
+                })
                 .unwrap();
             let text: String = terminal
                 .backend()

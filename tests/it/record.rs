@@ -212,6 +212,22 @@ fn a_trace_is_recorded_the_way_each_release_needs() {
     }
 }
 
+/// `ftl record --app APP --source SOURCE --duration DURATION -o FILE`.
+fn record_source(device: &Device, source: &str, duration: &str, file: &str) -> Output {
+    let args = [
+        "record",
+        "--app",
+        APP,
+        "--source",
+        source,
+        "--duration",
+        duration,
+        "-o",
+        file,
+    ];
+    device.ftl(&args)
+}
+
 /// Present times of a recorded capture's frames (ftl frames).
 fn presents(device: &Device, file: &str) -> Vec<i64> {
     let out = Command::new(env!("CARGO_BIN_EXE_ftl"))
@@ -242,17 +258,7 @@ fn a_latency_capture_loses_no_frame_on_any_release() {
                 s["deprecate_frame_tracker"] = json!(true);
             }
             let device = Device::new(s);
-            let out = device.ftl(&[
-                "record",
-                "--app",
-                APP,
-                "--source",
-                "latency",
-                "--duration",
-                "2s",
-                "-o",
-                "l.txt",
-            ]);
+            let out = record_source(&device, "latency", "2s", "l.txt");
             assert!(out.status.success(), "{sdk}: {}", stderr(&out));
             let text = std::fs::read_to_string(device.path("l.txt")).unwrap();
             assert!(text.starts_with("# ftl record: dumpsys SurfaceFlinger --latency '"));
@@ -292,17 +298,7 @@ fn a_latency_capture_loses_no_frame_on_any_release() {
 #[test]
 fn gfxinfo_and_logcat_captures_are_recorded() {
     let device = Device::new(scenario(34, false));
-    let out = device.ftl(&[
-        "record",
-        "--app",
-        APP,
-        "--source",
-        "gfxinfo",
-        "--duration",
-        "1.5s",
-        "-o",
-        "g.txt",
-    ]);
+    let out = record_source(&device, "gfxinfo", "1.5s", "g.txt");
     assert!(out.status.success(), "{}", stderr(&out));
     let calls = device.calls();
     assert!(
@@ -318,17 +314,7 @@ fn gfxinfo_and_logcat_captures_are_recorded() {
     assert!(stdout(&out).contains("JankTracker"), "{}", stdout(&out));
 
     let device = Device::new(scenario(34, false));
-    let out = device.ftl(&[
-        "record",
-        "--app",
-        APP,
-        "--source",
-        "logcat",
-        "--duration",
-        "2s",
-        "-o",
-        "c.txt",
-    ]);
+    let out = record_source(&device, "logcat", "2s", "c.txt");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(device.calls().contains("logcat -c"));
     let json = analyze_json(&device, "c.txt");
@@ -338,57 +324,36 @@ fn gfxinfo_and_logcat_captures_are_recorded() {
     );
 }
 
-/// Sends SIGINT to a running ftl.
-fn interrupt(child: &Child) {
-    // SAFETY: kill(2) on the pid of a child this test spawned.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+/// Runs `ftl record … --duration 30s` and sends it `presses` SIGINTs 30 ms apart after `after_ms`.
+fn interrupted(device: &Device, extra: &[&str], after_ms: u64, presses: u32) -> Output {
+    let mut args = vec!["record", "--app", APP, "--duration", "30s"];
+    args.extend_from_slice(extra);
+    let child = device.spawn(&args);
+    std::thread::sleep(Duration::from_millis(after_ms));
+    for _ in 0..presses {
+        // SAFETY: kill(2) on the pid of a child this test spawned.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+        }
+        std::thread::sleep(Duration::from_millis(30));
     }
+    finish(child, &args)
 }
 
 #[test]
 fn ctrl_c_stops_and_keeps_what_was_captured() {
     // A trace: SIGTERM to the device's perfetto, wait for it, pull.
     let device = Device::new(scenario(34, false));
-    let args = [
-        "record",
-        "--app",
-        APP,
-        "--duration",
-        "30s",
-        "-o",
-        "t.pftrace",
-    ];
-    let child = device.spawn(&args);
-    std::thread::sleep(Duration::from_millis(2000));
-    interrupt(&child);
-    let out = finish(child, &args);
+    let out = interrupted(&device, &["-o", "t.pftrace"], 2000, 1);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        device.calls().contains("kill -TERM 4242"),
-        "{}",
-        device.calls()
-    );
+    let calls = device.calls();
+    assert!(calls.contains("kill -TERM 4242"), "{calls}");
     assert!(stderr(&out).contains("stopped by Ctrl-C"));
     assert!(stdout(&out).contains("SurfaceFrames"));
 
     // A text capture: every frame polled so far is in the file.
     let device = Device::new(scenario(34, false));
-    let args = [
-        "record",
-        "--app",
-        APP,
-        "--source",
-        "latency",
-        "--duration",
-        "30s",
-        "-o",
-        "l.txt",
-    ];
-    let child = device.spawn(&args);
-    std::thread::sleep(Duration::from_millis(2500));
-    interrupt(&child);
-    let out = finish(child, &args);
+    let out = interrupted(&device, &["--source", "latency", "-o", "l.txt"], 2500, 1);
     assert!(out.status.success(), "{}", stderr(&out));
     let p = presents(&device, "l.txt");
     assert!(p.len() >= 30 && contiguous(&p), "{} frames", p.len());
@@ -397,21 +362,7 @@ fn ctrl_c_stops_and_keeps_what_was_captured() {
 #[test]
 fn a_second_ctrl_c_kills_the_session_and_deletes_its_file() {
     let device = Device::new(scenario(34, false));
-    let args = [
-        "record",
-        "--app",
-        APP,
-        "--duration",
-        "30s",
-        "-o",
-        "t.pftrace",
-    ];
-    let child = device.spawn(&args);
-    std::thread::sleep(Duration::from_millis(2000));
-    interrupt(&child);
-    std::thread::sleep(Duration::from_millis(30));
-    interrupt(&child);
-    let out = finish(child, &args);
+    let out = interrupted(&device, &["-o", "t.pftrace"], 2000, 2);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("aborted"), "{}", stderr(&out));
     let calls = device.calls();
@@ -567,17 +518,7 @@ fn a_device_lost_mid_capture_keeps_what_was_captured_and_says_so() {
         s["disconnect_after_s"] = json!(2.0);
         s["old_client"] = json!(old_client);
         let device = Device::new(s);
-        let out = device.ftl(&[
-            "record",
-            "--app",
-            APP,
-            "--source",
-            "latency",
-            "--duration",
-            "20s",
-            "-o",
-            "l.txt",
-        ]);
+        let out = record_source(&device, "latency", "20s", "l.txt");
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains("disconnected"), "{err}");
@@ -652,17 +593,7 @@ fn a_recreated_layer_is_found_again_and_followed() {
     let mut s = scenario(34, true);
     s["layers"][0]["recreate_after_calls"] = json!(3);
     let device = Device::new(s);
-    let out = device.ftl(&[
-        "record",
-        "--app",
-        APP,
-        "--source",
-        "latency",
-        "--duration",
-        "2s",
-        "-o",
-        "l.txt",
-    ]);
+    let out = record_source(&device, "latency", "2s", "l.txt");
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("is gone; following SurfaceView["), "{err}");
