@@ -175,7 +175,12 @@ impl Adb {
     /// offline), and a dropped connection (exit 255 with nothing said; since 2024) — the rest is passed on.
     pub fn check(&self, out: Output, what: &str) -> Result<Output> {
         if let Some(e) = selection_error(&out.stderr, self.serial()) {
-            return Err(e);
+            return Err(match e {
+                Error::Device(m) if m.starts_with("more than one device") => {
+                    Error::Device(format!("{m} (attached: {})", self.serials().join(", ")))
+                }
+                e => e,
+            });
         }
         if out.status == 255 && out.stderr.trim().is_empty() {
             return Err(self.disconnected(what));
@@ -195,6 +200,19 @@ impl Adb {
                 Err(_) => String::new(),
             }
         ))
+    }
+
+    /// The serials `adb devices` lists (empty if it cannot be asked).
+    pub fn serials(&self) -> Vec<String> {
+        let listed = self
+            .run(&["devices"], None, Duration::from_secs(5))
+            .map(|o| o.text())
+            .unwrap_or_default();
+        listed
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect()
     }
 
     /// True if adb still lists the device as attached and ready (`adb get-state` says `device`).

@@ -353,16 +353,22 @@ fn record_text(
                     progress.suspend(|| eprintln!("ftl: {note}"));
                 }
             }
-            Err(e @ Error::Disconnected(_)) => {
+            // A host-side write failure loses the capture; anything on the device side ends it, kept.
+            Err(e @ Error::Output { .. }) => return Err(e),
+            Err(e) => {
                 stopped_early = Some(format!(
-                    "the device disconnected after {:.1} s; {} keeps what was polled until then",
+                    "{} after {:.1} s; {} keeps what was polled until then",
+                    if matches!(e, Error::Disconnected(_)) {
+                        "the device disconnected"
+                    } else {
+                        "polling failed"
+                    },
                     started.elapsed().as_secs_f64(),
                     options.output.display()
                 ));
                 error = Some(e);
                 break;
             }
-            Err(e) => return Err(e),
         }
         progress.set_position(started.elapsed().as_millis() as u64);
         progress.set_message(format!("{frames} frames"));

@@ -445,7 +445,7 @@ fn every_device_error_is_one_line_that_says_what_to_do() {
                 json!([["A1", "device"], ["B2", "device"]]),
             ),
             vec![],
-            "-s SERIAL",
+            "-s SERIAL or $ANDROID_SERIAL; `adb devices` lists the serials (attached: A1, B2)",
         ),
         (
             with(base(), "devices", json!([["A1", "unauthorized"]])),
