@@ -307,9 +307,14 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// `text` quoted for the device's shell (adb joins its arguments with spaces and escapes nothing): in single
-/// quotes, a `'` written as `'\''`. Layer names hold spaces, `$`, `[`, `(` and `#`.
+/// `text` as one word of the device's shell (adb joins its arguments with spaces and escapes nothing): as it is
+/// when it holds only characters no shell treats specially (package names, paths), else in single quotes, a
+/// `'` written as `'\''` (layer names hold spaces, `$`, `[`, `(` and `#`).
 pub fn quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._-/:=+,@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -346,5 +351,10 @@ mod tests {
             "'SurfaceView[a/b](BLAST)#12'"
         );
         assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote("com.example.app"), "com.example.app");
+        assert_eq!(
+            quote("/data/misc/perfetto-traces/ftl-1.pftrace"),
+            "/data/misc/perfetto-traces/ftl-1.pftrace"
+        );
     }
 }

@@ -18,7 +18,7 @@ pub enum TextSource {
     Latency,
     /// `dumpsys gfxinfo PKG framestats`.
     Gfxinfo,
-    /// `logcat -d -v threadtime` (Choreographer's skipped frames, HWUI's Davey! lines).
+    /// `logcat -d` in threadtime format (Choreographer's skipped frames, HWUI's Davey! lines).
     Logcat,
 }
 
@@ -51,6 +51,8 @@ pub struct Poller {
     last_present: Option<i64>,
     /// Last log line already handed out.
     last_log_line: Option<String>,
+    /// The device's SDK level (logcat's default format is threadtime from Android 7, SDK 24).
+    sdk: u32,
 }
 
 impl Poller {
@@ -59,6 +61,7 @@ impl Poller {
     /// clears the log. Errors: adb's; no layer for the package; a package that is not running (gfxinfo).
     pub fn start(
         adb: &Adb,
+        sdk: u32,
         source: TextSource,
         package: Option<&str>,
         layer: Option<&str>,
@@ -71,6 +74,7 @@ impl Poller {
             fixed_layer: layer.is_some(),
             last_present: None,
             last_log_line: None,
+            sdk,
         };
         match source {
             TextSource::Latency => {
@@ -107,7 +111,7 @@ impl Poller {
                 quote(self.target().unwrap_or_default())
             ),
             TextSource::Gfxinfo => format!("dumpsys gfxinfo {} framestats", quote(pkg)),
-            TextSource::Logcat => "logcat -d -v threadtime".to_string(),
+            TextSource::Logcat => self.logcat_dump().to_string(),
         }
     }
 
@@ -271,8 +275,17 @@ impl Poller {
         Ok(poll)
     }
 
+    /// The log dump command: `logcat -d`, in threadtime format (the default from Android 7, asked for before).
+    fn logcat_dump(&self) -> &'static str {
+        if self.sdk >= 24 {
+            "logcat -d"
+        } else {
+            "logcat -d -v threadtime"
+        }
+    }
+
     fn poll_logcat(&mut self) -> Result<Poll> {
-        let text = self.dump("logcat -d -v threadtime")?;
+        let text = self.dump(self.logcat_dump())?;
         let lines: Vec<&str> = text.lines().collect();
         // New lines: those after the last one handed out (the buffer may have wrapped: then all of them).
         let from = self

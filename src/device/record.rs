@@ -267,7 +267,8 @@ fn record_trace(
         );
         adb.shell(&format!("kill -TERM {pid}"))?;
         let waited = Instant::now();
-        while alive(adb)? {
+        // A second press before the file is pulled aborts, however fast the device was.
+        while interrupts.count() >= 2 || alive(adb)? {
             if interrupts.count() >= 2 || waited.elapsed() > FLUSH_TIMEOUT {
                 let _ = adb.shell(&format!("kill -KILL {pid}; rm -f {}", quote(&device_file)));
                 return Err(Error::Device(format!(
@@ -334,6 +335,7 @@ fn record_text(
 ) -> Result<Recorded> {
     let mut poller = Poller::start(
         adb,
+        info.sdk,
         source,
         options.package.as_deref(),
         options.layer.as_deref(),

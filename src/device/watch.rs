@@ -123,6 +123,7 @@ pub fn watch(
 ) -> Result<()> {
     let mut poller = Poller::start(
         adb,
+        info.sdk,
         options.source,
         options.package.as_deref(),
         options.layer.as_deref(),

@@ -161,7 +161,7 @@ fn a_trace_is_recorded_the_way_each_release_needs() {
         let err = stderr(&out);
         // The config went in binary on stdin (Android 9 has no --txt), for the app.
         assert!(
-            calls.contains("-c - -o '/data/misc/perfetto-traces/ftl-"),
+            calls.contains("-c - -o /data/misc/perfetto-traces/ftl-"),
             "{sdk}: {calls}"
         );
         assert!(!calls.contains("--txt"), "{sdk}: {calls}");
@@ -189,7 +189,7 @@ fn a_trace_is_recorded_the_way_each_release_needs() {
             "{sdk}: {calls}"
         );
         assert!(
-            calls.contains("rm -f '/data/misc/perfetto-traces/ftl-"),
+            calls.contains("rm -f /data/misc/perfetto-traces/ftl-"),
             "{sdk}: {calls}"
         );
         let recorded = std::fs::read(device.path("t.pftrace")).unwrap();
@@ -279,12 +279,9 @@ fn a_latency_capture_loses_no_frame_on_any_release() {
                 (false, _) => assert!(polled.contains(&format!("'{ACTIVITY}#")), "{sdk}: {polled}"),
             }
             let p = presents(&device, "l.txt");
-            // Two seconds at 60 Hz and the last poll's share, less the 3-vsync frames; none lost between polls.
-            assert!(
-                (100..=150).contains(&p.len()),
-                "{sdk} {surfaceview}: {} frames",
-                p.len()
-            );
+            // Two seconds at 60 Hz and more (the last poll ends it), less the 3-vsync frames; none lost between
+            // polls.
+            assert!(p.len() >= 100, "{sdk} {surfaceview}: {} frames", p.len());
             assert!(contiguous(&p), "{sdk} {surfaceview}: a frame went missing");
             let json = analyze_json(&device, "l.txt");
             let layer = &json["layers"][0];
@@ -302,11 +299,11 @@ fn gfxinfo_and_logcat_captures_are_recorded() {
     assert!(out.status.success(), "{}", stderr(&out));
     let calls = device.calls();
     assert!(
-        calls.contains(&format!("dumpsys gfxinfo '{APP}' reset")),
+        calls.contains(&format!("dumpsys gfxinfo {APP} reset")),
         "{calls}"
     );
     assert!(
-        calls.contains(&format!("dumpsys gfxinfo '{APP}' framestats")),
+        calls.contains(&format!("dumpsys gfxinfo {APP} framestats")),
         "{calls}"
     );
     let p = presents(&device, "g.txt");
@@ -361,14 +358,17 @@ fn ctrl_c_stops_and_keeps_what_was_captured() {
 
 #[test]
 fn a_second_ctrl_c_kills_the_session_and_deletes_its_file() {
-    let device = Device::new(scenario(34, false));
+    // perfetto takes 2 s to write its file after SIGTERM: the second press comes while it does.
+    let mut s = scenario(34, false);
+    s["perfetto"]["flush_s"] = json!(2.0);
+    let device = Device::new(s);
     let out = interrupted(&device, &["-o", "t.pftrace"], 2000, 2);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("aborted"), "{}", stderr(&out));
     let calls = device.calls();
     assert!(calls.contains("kill -KILL 4242"), "{calls}");
     assert!(
-        calls.contains("rm -f '/data/misc/perfetto-traces/ftl-"),
+        calls.contains("rm -f /data/misc/perfetto-traces/ftl-"),
         "{calls}"
     );
 }
@@ -515,7 +515,7 @@ fn every_device_error_is_one_line_that_says_what_to_do() {
 fn a_device_lost_mid_capture_keeps_what_was_captured_and_says_so() {
     for old_client in [false, true] {
         let mut s = scenario(34, false);
-        s["disconnect_after_s"] = json!(2.0);
+        s["disconnect_after_s"] = json!(3.0);
         s["old_client"] = json!(old_client);
         let device = Device::new(s);
         let out = record_source(&device, "latency", "20s", "l.txt");
@@ -532,7 +532,7 @@ fn a_device_lost_mid_capture_keeps_what_was_captured_and_says_so() {
     }
     // A trace: perfetto goes on on the device; ftl says where the file is.
     let mut s = scenario(34, false);
-    s["disconnect_after_s"] = json!(1.5);
+    s["disconnect_after_s"] = json!(4.0);
     let device = Device::new(s);
     let out = device.ftl(&[
         "record",
