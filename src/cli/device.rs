@@ -85,7 +85,8 @@ pub struct RecordArgs {
     /// Where to write the capture (default: `ftl-<source>-<unix time>.pftrace` / `.txt`).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// A Perfetto trace config (text or binary) instead of ftl's; its duration_ms is used as it is.
+    /// A Perfetto trace config (text or binary) instead of ftl's; it runs as long as its duration_ms says
+    /// (--duration then only sizes the progress line), or until Ctrl-C.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Only record; do not print `ftl analyze`'s report afterwards.

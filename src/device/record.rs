@@ -252,7 +252,8 @@ fn record_trace(
         if !running {
             break;
         }
-        if elapsed > options.duration + FLUSH_TIMEOUT {
+        // ftl's config stops itself after --duration; a user's config runs as long as it says.
+        if options.config.is_none() && elapsed > options.duration + FLUSH_TIMEOUT {
             let _ = adb.shell(&format!("kill -TERM {pid}"));
             stopped_early =
                 Some("perfetto did not stop at the end of its duration: stopped".into());
