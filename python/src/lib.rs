@@ -11,7 +11,7 @@ use ftl::output::perfetto_tables::{self, PerfettoTable};
 use ftl::output::table::{to_dataframe, write_table, TableFormat};
 use ftl::Error;
 use polars::prelude::DataFrame;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
@@ -72,6 +72,8 @@ fn to_pyerr(py: Python<'_>, e: Error, loading_frame_timeline: bool) -> PyErr {
         ),
         Error::Output { path, .. } => ("OutputError", Some(path.as_path()), vec![]),
         Error::Usage(_) => return PyValueError::new_err(message),
+        // Only `ftl record` / `ftl watch` talk to devices; the package does not, but the match stays whole.
+        Error::Device(_) | Error::Disconnected(_) => return PyRuntimeError::new_err(message),
     };
     raise(py, class, message, path, attrs)
 }
