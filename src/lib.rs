@@ -18,6 +18,7 @@
 //! - [`output`]: polars tables (CSV / JSON / Parquet) and terminal text.
 //! - [`batch`]: many traces in parallel (rayon) into a ranked triage table, per-file failure isolation.
 //! - [`diff`]: BASE vs NEW (traces, sets of runs, batch outputs) into matched rows with tests and verdicts.
+//! - [`device`]: `ftl record` / `ftl watch` — captures off an Android device through the `adb` executable.
 //! - [`synth`]: builds trace bytes from events (test fixtures, benchmarks).
 //! - [`cli`]: the `ftl` command line.
 #![warn(missing_docs)]
