@@ -75,7 +75,12 @@ fn main() {
         ),
     ];
     for (source, min_bytes, charts) in cases {
-        let path = common::replica(&common::real_trace(source), min_bytes, false);
+        let path = common::replica(
+            &common::real_trace(source),
+            min_bytes,
+            false,
+            ftl::synth::Copies::Whole,
+        );
         let bytes = std::fs::metadata(&path).expect("stat").len() as f64;
         let name = path.display().to_string();
         let (analyze, report) = best_of(|| {

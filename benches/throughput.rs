@@ -6,7 +6,9 @@
 //! the replica format version, `common::REPLICA_VERSION`, so a replica written by an older `replicate` is rebuilt):
 //! - the emulator trace (FrameTimeline-sparse, dominated by ftrace like most field traces) to ≥ 100 MB and 1 GiB,
 //!   plain, and to ≥ 100 MB gzip-compressed;
-//! - the Pixel 7 Pro trace (FrameTimeline-dense: 3 737 events in 0.9 MB) to ≥ 100 MB;
+//! - the Pixel 7 Pro trace (FrameTimeline-dense: 3 737 events in 0.9 MB) to ≥ 100 MB, and to ≥ 60 MB with the
+//!   copies after the first holding only their FrameTimeline packets (`_ft`: every byte a frame event, the
+//!   per-SurfaceFrame cost alone);
 //! - the Pixel 6a trace (atrace-heavy: ~13 k `print` events and ~30 k other ftrace events in 2 MB, with the app's
 //!   doFrame / DrawFrame sections) to ≥ 100 MB.
 //!
@@ -42,6 +44,7 @@
 //! Run: `cargo bench --bench throughput [-- NAME]` (NAME keeps only the inputs whose file name contains it, e.g.
 //! `latency`, `pixel6a`, `emulator`; targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on a
 //! 1 GiB FrameTimeline-sparse trace, ≥ 300 MB/s parsing the `--latency` capture).
+use ftl::synth::Copies;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -53,38 +56,50 @@ mod common;
 const MB: f64 = 1e6;
 const RUNS: usize = 3;
 
-/// One input: which real trace, how big, compressed or not.
+/// One input: which real trace, how big, compressed or not, what its later copies hold.
 struct Input {
     source: &'static str,
     min_bytes: u64,
     gzip: bool,
+    later: Copies,
 }
 
-const INPUTS: [Input; 5] = [
+const INPUTS: [Input; 6] = [
     Input {
         source: "emulator_a12_cpu_sampling_60hz.pftrace",
         min_bytes: 100_000_000,
         gzip: false,
+        later: Copies::Whole,
     },
     Input {
         source: "emulator_a12_cpu_sampling_60hz.pftrace",
         min_bytes: 1 << 30,
         gzip: false,
+        later: Copies::Whole,
     },
     Input {
         source: "emulator_a12_cpu_sampling_60hz.pftrace",
         min_bytes: 100_000_000,
         gzip: true,
+        later: Copies::Whole,
     },
     Input {
         source: "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
         min_bytes: 100_000_000,
         gzip: false,
+        later: Copies::Whole,
+    },
+    Input {
+        source: "pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace",
+        min_bytes: 60_000_000,
+        gzip: false,
+        later: Copies::FrameTimelineOnly,
     },
     Input {
         source: "pixel6a_a13_startup_warm_60hz.perfetto-trace",
         min_bytes: 100_000_000,
         gzip: false,
+        later: Copies::Whole,
     },
 ];
 
@@ -126,6 +141,7 @@ fn main() {
             &common::real_trace(input.source),
             input.min_bytes,
             input.gzip,
+            input.later,
         );
         let read = best_of(|| read_all(&path, input.gzip));
         let frames = surface_frames(ftl, &path).to_string();

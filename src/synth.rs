@@ -550,6 +550,9 @@ pub fn compress_packets(trace: &[u8], chunk_bytes: usize) -> Result<Vec<u8>, Str
 /// `compressed_packets` are not rewritten. Copy 0 is the original, byte for byte. Copies are written one at a
 /// time: memory stays at one copy.
 ///
+/// With [`Copies::FrameTimelineOnly`], copies after the first hold only the packets that carry a
+/// `frame_timeline_event`: the densest FrameTimeline input a trace can be (every byte a frame event).
+///
 /// Errors: `trace` is not a sequence of TracePackets, a rewritten message is not valid protobuf framing, or
 /// writing to `out` failed.
 pub fn replicate<W: Write>(
@@ -557,6 +560,7 @@ pub fn replicate<W: Write>(
     copies: u64,
     shift_ns: u64,
     id_stride: i64,
+    later: Copies,
     out: &mut W,
 ) -> Result<(), String> {
     let packets = split_packets(trace)?;
@@ -574,6 +578,9 @@ pub fn replicate<W: Write>(
                 append_packet(&mut copy, raw);
                 continue;
             }
+            if later == Copies::FrameTimelineOnly && !is_frame_timeline(raw)? {
+                continue;
+            }
             scratch.packet.clear();
             shift_packet(raw, shift, &mut scratch).map_err(|e| format!("replicate: {e}"))?;
             append_packet(&mut copy, &scratch.packet);
@@ -581,6 +588,25 @@ pub fn replicate<W: Write>(
         out.write_all(&copy).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// What the copies of a [`replicate`] replica after the first hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copies {
+    /// Every packet of the original.
+    Whole,
+    /// Only the FrameTimeline packets (TracePacket field 76).
+    FrameTimelineOnly,
+}
+
+/// True when `packet` carries a `frame_timeline_event`.
+fn is_frame_timeline(packet: &[u8]) -> Result<bool, String> {
+    let mut found = false;
+    for_each_field(packet, |field, _, _| {
+        found |= field == PACKET_FRAME_TIMELINE_EVENT;
+        Ok(())
+    })?;
+    Ok(found)
 }
 
 /// What one replica copy adds: to timestamps (ns), to ids (cookies, tokens, vsync ids) and to binder debug ids.
@@ -691,11 +717,7 @@ fn put_len(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
 
 /// One TracePacket of copy `shift` into `s.packet`.
 fn shift_packet(packet: &[u8], shift: Shift, s: &mut Scratch) -> Result<(), String> {
-    let mut frame_timeline = false;
-    for_each_field(packet, |field, _, _| {
-        frame_timeline |= field == PACKET_FRAME_TIMELINE_EVENT;
-        Ok(())
-    })?;
+    let frame_timeline = is_frame_timeline(packet)?;
     let Scratch {
         packet: out,
         inner,
@@ -1239,7 +1261,7 @@ mod tests {
         append_packet(&mut trace, &packet);
 
         let mut out = Vec::new();
-        replicate(&trace, 2, 500, 10, &mut out).unwrap();
+        replicate(&trace, 2, 500, 10, Copies::Whole, &mut out).unwrap();
         let (mut print, mut event, mut bundle, mut packet) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         put_varint(&mut print, 7, 5);
@@ -1279,7 +1301,7 @@ mod tests {
         let mut trace = Vec::new();
         append_packet(&mut trace, &packet);
         let mut out = Vec::new();
-        replicate(&trace, 2, 1, 0, &mut out).unwrap();
+        replicate(&trace, 2, 1, 0, Copies::Whole, &mut out).unwrap();
         let (first, second) = out.split_at(trace.len());
         assert_eq!(first, trace);
         // Only the timestamp changed (1000 → 1001), every length as wide as before.

@@ -78,21 +78,30 @@ const SHIFT_NS: u64 = 60_000_000_000;
 /// Difference between the ids (cookies, tokens, vsync ids) of consecutive copies.
 const ID_STRIDE: i64 = 1 << 32;
 
-/// A replica of `source` of at least `min_bytes` (uncompressed), gzip-compressed if `gzip`, under
-/// `target/bench-data/` (named with [`REPLICA_VERSION`]). Copies are 60 s apart with ids 2³² apart; built copy by
-/// copy, so building a 1 GiB replica needs no 1 GiB buffer. Reused when present.
-pub fn replica(source: &Path, min_bytes: u64, gzip: bool) -> PathBuf {
+/// A replica of `source` of at least `min_bytes` (uncompressed), gzip-compressed if `gzip`, its copies after the
+/// first holding what `later` says, under `target/bench-data/` (named with [`REPLICA_VERSION`], `_ft` for
+/// FrameTimeline-only copies). Copies are 60 s apart with ids 2³² apart; built copy by copy, so building a 1 GiB
+/// replica needs no 1 GiB buffer. Reused when present.
+pub fn replica(source: &Path, min_bytes: u64, gzip: bool, later: ftl::synth::Copies) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     std::fs::create_dir_all(&dir).expect("create target/bench-data");
     let raw = std::fs::read(source).expect("read real trace");
-    // Later copies differ a little in size from the original (rewritten varints): size one.
+    // Later copies differ in size from the original (rewritten varints, or only their FrameTimeline packets):
+    // size one.
     let mut two = Vec::new();
-    ftl::synth::replicate(&raw, 2, SHIFT_NS, ID_STRIDE, &mut two).expect("replicate");
-    let later = (two.len() - raw.len()) as u64;
-    let copies = 1 + min_bytes.saturating_sub(raw.len() as u64).div_ceil(later);
+    ftl::synth::replicate(&raw, 2, SHIFT_NS, ID_STRIDE, later, &mut two).expect("replicate");
+    let copy_bytes = (two.len() - raw.len()) as u64;
+    let copies = 1 + min_bytes
+        .saturating_sub(raw.len() as u64)
+        .div_ceil(copy_bytes);
     let stem = source.file_stem().unwrap_or_default().to_string_lossy();
     let path = dir.join(format!(
-        "{stem}_x{copies}_r{REPLICA_VERSION}.pftrace{}",
+        "{stem}_x{copies}{}_r{REPLICA_VERSION}.pftrace{}",
+        if later == ftl::synth::Copies::FrameTimelineOnly {
+            "_ft"
+        } else {
+            ""
+        },
         if gzip { ".gz" } else { "" }
     ));
     if path.exists() {
@@ -109,7 +118,8 @@ pub fn replica(source: &Path, min_bytes: u64, gzip: bool) -> PathBuf {
     } else {
         Box::new(file)
     };
-    ftl::synth::replicate(&raw, copies, SHIFT_NS, ID_STRIDE, &mut out).expect("write replica");
+    ftl::synth::replicate(&raw, copies, SHIFT_NS, ID_STRIDE, later, &mut out)
+        .expect("write replica");
     drop(out);
     std::fs::rename(&tmp, &path).expect("rename bench trace");
     path

@@ -395,7 +395,15 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
     let path = shared().join("traces/pixel6a_a13_startup_warm_60hz.perfetto-trace");
     let original = std::fs::read(&path).unwrap();
     let mut replica = Vec::new();
-    ftl::synth::replicate(&original, COPIES, SHIFT, STRIDE, &mut replica).unwrap();
+    ftl::synth::replicate(
+        &original,
+        COPIES,
+        SHIFT,
+        STRIDE,
+        ftl::synth::Copies::Whole,
+        &mut replica,
+    )
+    .unwrap();
 
     // Packet by packet: copy k is the original shifted by k.
     let (a, b) = (
@@ -491,6 +499,48 @@ fn replicate_shifts_ftrace_and_vsync_ids_of_a_real_trace_and_keeps_every_other_b
         }
     }
     assert!(three.threads.len() >= one.threads.len());
+}
+
+/// A FrameTimeline-only replica (the throughput benchmark's FrameTimeline-dense input): copy 0 is the original,
+/// every later copy holds exactly the FrameTimeline packets of a whole replica's same copy, and the replica loads
+/// as that many copies of the original's slices.
+#[test]
+fn frame_timeline_only_replica_keeps_only_the_later_copies_frame_timeline_packets() {
+    use ftl::synth::Copies;
+    const COPIES: u64 = 3;
+    let path = shared().join("traces/pixel7pro_a13_nowinandroid_launch_120hz.perfetto-trace");
+    let original = std::fs::read(&path).unwrap();
+    let replica = |later| {
+        let mut out = Vec::new();
+        ftl::synth::replicate(&original, COPIES, 60_000_000_000, 1 << 32, later, &mut out).unwrap();
+        out
+    };
+    let (whole, frame_timeline) = (replica(Copies::Whole), replica(Copies::FrameTimelineOnly));
+    let packets = split_packets(&original).unwrap();
+    let (whole, dense) = (
+        split_packets(&whole).unwrap(),
+        split_packets(&frame_timeline).unwrap(),
+    );
+    let is_frame_timeline = |p: &[u8]| fields(p).iter().any(|(field, _, _)| *field == 76);
+    let frame_packets = packets.iter().filter(|p| is_frame_timeline(p)).count();
+    assert!(frame_packets > 1_000 && frame_packets < packets.len());
+    assert_eq!(
+        dense[..packets.len()],
+        packets[..],
+        "copy 0 is the original"
+    );
+    let later: Vec<&[u8]> = whole[packets.len()..]
+        .iter()
+        .copied()
+        .filter(|p| is_frame_timeline(p))
+        .collect();
+    assert_eq!(dense[packets.len()..], later[..]);
+    assert_eq!(later.len(), (COPIES as usize - 1) * frame_packets);
+
+    let (one, dense) = (load(&original).timeline, load(&frame_timeline).timeline);
+    assert_eq!(dense.actual.len(), COPIES as usize * one.actual.len());
+    assert_eq!(dense.expected.len(), COPIES as usize * one.expected.len());
+    assert_eq!(dense.stats.unpaired_ends, one.stats.unpaired_ends);
 }
 
 /// Decoding on a thread of its own (`decode_beside`, what `ftl` runs) gives the events and summary of decoding in
