@@ -146,9 +146,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode> {
         }
     }
     let output = a.output.clone().unwrap_or_else(|| {
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let stamp = crate::device::unix_seconds();
         let name = match a.source {
             RecordSource::Trace => format!("ftl-trace-{stamp}.pftrace"),
             other => format!(

@@ -98,6 +98,14 @@ impl CaptureFile {
     }
 }
 
+/// Seconds since the Unix epoch on the host (0 if the clock is before it): the stamp in the default names of
+/// recorded and saved files.
+pub fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// A duration as users write it: `10s`, `1500ms`, `2m`, or a bare number of seconds. Errors: anything else,
 /// zero or negative.
 pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {

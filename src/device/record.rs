@@ -189,9 +189,7 @@ fn record_trace(
         adb.shell("setprop persist.traced.enable 1")?;
         std::thread::sleep(Duration::from_millis(500));
     }
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let stamp = super::unix_seconds();
     let device_file = format!("{DEVICE_TRACE_DIR}/ftl-{stamp}.pftrace");
     let command = format!(
         "perfetto{} -c - -o {} --background",

@@ -244,9 +244,7 @@ fn next_layer(poller: &Poller, current: &str) -> Result<Option<String>> {
 
 /// `ftl-watch-<unix seconds>.txt` in the current directory.
 fn default_save_path() -> PathBuf {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let stamp = super::unix_seconds();
     PathBuf::from(format!("ftl-watch-{stamp}.txt"))
 }
 
