@@ -578,11 +578,13 @@ pub fn replicate<W: Write>(
                 append_packet(&mut copy, raw);
                 continue;
             }
-            if later == Copies::FrameTimelineOnly && !is_frame_timeline(raw)? {
+            let frame_timeline = is_frame_timeline(raw)?;
+            if later == Copies::FrameTimelineOnly && !frame_timeline {
                 continue;
             }
             scratch.packet.clear();
-            shift_packet(raw, shift, &mut scratch).map_err(|e| format!("replicate: {e}"))?;
+            shift_packet(raw, frame_timeline, shift, &mut scratch)
+                .map_err(|e| format!("replicate: {e}"))?;
             append_packet(&mut copy, &scratch.packet);
         }
         out.write_all(&copy).map_err(|e| e.to_string())?;
@@ -715,9 +717,14 @@ fn put_len(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// One TracePacket of copy `shift` into `s.packet`.
-fn shift_packet(packet: &[u8], shift: Shift, s: &mut Scratch) -> Result<(), String> {
-    let frame_timeline = is_frame_timeline(packet)?;
+/// One TracePacket of copy `shift` into `s.packet`; `frame_timeline`: it carries a `frame_timeline_event` (its
+/// `timestamp` is then shifted too).
+fn shift_packet(
+    packet: &[u8],
+    frame_timeline: bool,
+    shift: Shift,
+    s: &mut Scratch,
+) -> Result<(), String> {
     let Scratch {
         packet: out,
         inner,

@@ -116,7 +116,7 @@ impl<T: Copy> TsOrder<T> {
         let (head, prefix) = (self.head, &prefix[self.head..]);
         // A stable sort by timestamp, as an unstable sort of integer keys that are unique (their place breaks
         // ties) and one gather: cheaper than moving the records through a stable sort's merges, and one integer
-        // compares faster than a (timestamp, place) pair (a third less time on FrameTimeline-dense traces).
+        // compares faster than a (timestamp, place) pair (a third less sorting time on FrameTimeline-dense runs).
         self.keys.clear();
         self.keys
             .extend(run.iter().zip(0u32..).map(|((ts, _), i)| run_key(*ts, i)));
