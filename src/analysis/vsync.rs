@@ -8,8 +8,8 @@
 //! `setVsyncConfig` and `Scheduler::setVsyncConfig`).
 
 use crate::model::{Slice, Timeline};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Relative tolerance when testing that a spacing of expected presents is a whole number of periods
 /// (VSyncPredictor predictions jitter by a few µs; 4 % still separates 90 from 96 Hz).
@@ -219,12 +219,12 @@ pub fn work_durations(period_ns: i64, offsets: PhaseOffsets) -> WorkDurations {
 /// Distinct values seen at least twice, most common first (the smaller on ties); the most common one even if
 /// seen once.
 fn by_frequency(values: &[i64]) -> Vec<i64> {
-    let mut counts: HashMap<i64, usize> = HashMap::new();
+    let mut counts: FxHashMap<i64, usize> = FxHashMap::default();
     for v in values {
         *counts.entry(*v).or_default() += 1;
     }
     let mut sorted: Vec<(i64, usize)> = counts.into_iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    sorted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     sorted
         .iter()
         .enumerate()
@@ -261,10 +261,14 @@ fn median_period(steps: &[Step]) -> i64 {
         .iter()
         .map(|s| s.dur_ns as f64 / s.vsyncs as f64)
         .collect();
-    periods.sort_by(f64::total_cmp);
+    if periods.is_empty() {
+        return 0;
+    }
+    let middle = periods.len() / 2;
     periods
-        .get(periods.len() / 2)
-        .map_or(0, |p| p.round() as i64)
+        .select_nth_unstable_by(middle, f64::total_cmp)
+        .1
+        .round() as i64
 }
 
 /// Splits the expected presents `ends` (sorted, distinct) into windows of one period each, as lists of steps.

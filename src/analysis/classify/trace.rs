@@ -588,13 +588,13 @@ fn compare(out: &mut Derived, input: &Input, p: &Params, ctx: &Context, s: &Slic
     }
 }
 
-/// The indices `0..n` in the order a stable sort by `key` puts them: the indices (4 bytes each) sorted, each key
-/// computed where it is compared. The frames come in time order, nearly the order of their keys (a DisplayFrame's
-/// token; a SurfaceFrame's latch time, then token), which a stable sort takes in a few passes.
+/// The indices `0..n` in the order a stable sort by `key` puts them. Each key is computed once (it is reached
+/// through the frame's slices: computed per comparison, it made this sort the dearest step of classification)
+/// and paired with its index, which makes the pairs distinct: an unstable sort of them is the stable order.
 fn stable_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by_key(|&i| key(i as usize));
-    order
+    let mut keyed: Vec<(K, u32)> = (0..n as u32).map(|i| (key(i as usize), i)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
