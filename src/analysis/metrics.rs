@@ -6,7 +6,7 @@
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_by, percentile_ns};
-use crate::model::jank::jank_components;
+use crate::model::jank::{jank_component_set, jank_components, COMPONENT_NAMES};
 use crate::model::{
     FrameSeries, JankTag, NameSource, Process, SeriesFrames, SharedStr, Slice, Source,
 };
@@ -238,29 +238,38 @@ impl TokenCounts {
     }
 }
 
-/// Jank-type components × present types counted by distinct token over `order` (sorted by token).
+/// Jank-type components × present types counted by distinct token over `order` (sorted by token), by component
+/// name.
 fn jank_type_counts(rows: &Rows<'_>, order: &[u32]) -> Vec<JankTypeCount> {
-    let mut by_type: BTreeMap<&str, [u64; 7]> = BTreeMap::new();
-    // The token's (component, column): column 0 counts any present type, 1 + i the i-th `PresentType` (in
-    // declaration order, the order of the metric's columns).
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    // counts[component][column]: column 0 counts any present type, 1 + i the i-th `PresentType` (in declaration
+    // order, the order of the metric's columns).
+    let mut counts = [[0u64; 7]; COMPONENT_NAMES.len()];
     for group in rows.tokens(order) {
-        seen.clear();
+        // The token's components per column, as sets of component indexes.
+        let mut seen = [0u32; 7];
         for r in group.iter().map(|&i| rows.row(i)) {
-            for c in r.components() {
-                seen.push((c, 0));
-                seen.push((c, r.0.present_type() as usize + 1));
+            let set = jank_component_set(r.0.jank_bits());
+            seen[0] |= set;
+            if let Some(column) = seen.get_mut(r.0.present_type() as usize + 1) {
+                *column |= set;
             }
         }
-        seen.sort_unstable();
-        seen.dedup();
-        for (c, column) in &seen {
-            if let Some(n) = by_type.entry(c).or_default().get_mut(*column) {
-                *n += 1;
+        for (column, mut set) in seen.into_iter().enumerate() {
+            while set != 0 {
+                if let Some(n) = counts.get_mut(set.trailing_zeros() as usize) {
+                    n[column] += 1;
+                }
+                set &= set - 1;
             }
         }
     }
-    by_type
+    let mut found: Vec<(&str, [u64; 7])> = COMPONENT_NAMES
+        .into_iter()
+        .zip(counts)
+        .filter(|(_, counts)| counts[0] > 0)
+        .collect();
+    found.sort_unstable_by_key(|(name, _)| *name);
+    found
         .into_iter()
         .map(|(t, counts)| {
             let [total, unspecified, on_time, late, early, dropped, unknown] = counts;
@@ -574,10 +583,10 @@ impl FrameTimes {
 
     /// From the durations and overruns already chosen, ns, in any order.
     fn from_ns(dur_ns: Vec<i64>, overrun_ns: Vec<i64>) -> FrameTimes {
-        let sorted_ms = |values: Vec<i64>| {
-            let mut v: Vec<f64> = values.into_iter().map(|ns| ns as f64 / 1e6).collect();
-            v.sort_by(f64::total_cmp);
-            v
+        // ns → ms keeps the order: the integers are sorted, then converted.
+        let sorted_ms = |mut values: Vec<i64>| {
+            values.sort_unstable();
+            values.into_iter().map(|ns| ns as f64 / 1e6).collect()
         };
         FrameTimes {
             dur_ms: sorted_ms(dur_ns),

@@ -73,22 +73,46 @@ pub const JANK_NAMES: [(i32, &str); 15] = [
     ),
 ];
 
-/// The components of the `jank_type` string, in order (what Perfetto's metric splits it into at `", "`):
-/// `0 → "Unspecified"`, `1 → "None"`, else the names of the set bits in [`JANK_NAMES`] order (the NONE bit is
-/// ignored; unknown bits alone give `""`).
+/// Every component of a `jank_type` string ([`jank_components`]), in their order there: the three special values,
+/// then the bit names of [`JANK_NAMES`]. Index i is bit i of a [`jank_component_set`].
+pub const COMPONENT_NAMES: [&str; 3 + JANK_NAMES.len()] = {
+    let mut names = [""; 3 + JANK_NAMES.len()];
+    names[0] = "Unspecified";
+    names[1] = "None";
+    let mut i = 0;
+    while i < JANK_NAMES.len() {
+        names[3 + i] = JANK_NAMES[i].1;
+        i += 1;
+    }
+    names
+};
+
+/// The components of the `jank_type` string as a set of [`COMPONENT_NAMES`] indexes: `0 → {"Unspecified"}`,
+/// `1 → {"None"}`, else the set bits' names (the NONE bit is ignored; unknown bits alone give `{""}`).
+pub fn jank_component_set(jank_type: i32) -> u32 {
+    match jank_type {
+        0 => 1,
+        bits::NONE => 1 << 1,
+        _ => {
+            let named = (JANK_NAMES.iter().zip(3..))
+                .filter(|((bit, _), _)| jank_type & bit != 0)
+                .fold(0, |set, (_, i)| set | 1 << i);
+            if named == 0 {
+                1 << 2
+            } else {
+                named
+            }
+        }
+    }
+}
+
+/// The components of the `jank_type` string, in order (what Perfetto's metric splits it into at `", "`): the
+/// names of its [`jank_component_set`].
 pub fn jank_components(jank_type: i32) -> impl Iterator<Item = &'static str> {
-    let special = match jank_type {
-        0 => Some("Unspecified"),
-        bits::NONE => Some("None"),
-        _ if JANK_NAMES.iter().all(|(bit, _)| jank_type & bit == 0) => Some(""),
-        _ => None,
-    };
-    special.into_iter().chain(
-        JANK_NAMES
-            .iter()
-            .filter(move |(bit, _)| jank_type & bit != 0)
-            .map(|(_, n)| *n),
-    )
+    let set = jank_component_set(jank_type);
+    (COMPONENT_NAMES.iter().zip(0..))
+        .filter(move |(_, i)| set & 1 << i != 0)
+        .map(|(name, _)| *name)
 }
 
 /// The `jank_type` string: its [`jank_components`] joined by `", "` (borrowed unless several bits are set).
