@@ -313,12 +313,19 @@ struct Pairing {
     expected: Vec<Slice>,
     actual: Vec<Slice>,
     stats: ImportStats,
-    /// cookie → (pid, expected?) as Perfetto's cookie map; erased by the first FrameEnd.
-    cookies: FxHashMap<i64, (i32, bool)>,
-    /// (pid, expected?, cookie) → open slices, innermost last (a TrackCompressor lane bound to the cookie). A lane
-    /// almost always holds one slice, kept inline: no allocation per slice.
-    open: FxHashMap<(i32, bool, i64), SmallVec<[usize; 1]>>,
+    /// What each cookie is bound to: one map lookup per event. Entries without either part are removed.
+    cookies: FxHashMap<i64, Cookie>,
     expected_surface_seen: FxHashSet<(i32, i64)>,
+}
+
+/// A cookie's state in [`Pairing`].
+#[derive(Debug, Default)]
+struct Cookie {
+    /// (pid, expected?) of the cookie's last start, as Perfetto's cookie map; taken by the first FrameEnd.
+    owner: Option<(i32, bool)>,
+    /// Open slices as (pid, expected?, index), innermost last: those of one (pid, expected?) are a TrackCompressor
+    /// lane bound to the cookie. Almost always one slice, kept inline: no allocation per slice.
+    open: SmallVec<[(i32, bool, usize); 1]>,
 }
 
 impl Pairing {
@@ -335,23 +342,26 @@ impl Pairing {
         match event {
             Pending::Invalid => stats.parser_errors += 1,
             Pending::End { cookie } => {
-                let Some((pid, is_expected)) = self.cookies.remove(&cookie) else {
+                let Entry::Occupied(mut entry) = self.cookies.entry(cookie) else {
                     stats.unpaired_ends += 1;
                     return;
                 };
+                let state = entry.get_mut();
+                let Some((pid, is_expected)) = state.owner.take() else {
+                    stats.unpaired_ends += 1;
+                    return;
+                };
+                let innermost = (state.open.iter())
+                    .rposition(|&(p, e, _)| (p, e) == (pid, is_expected))
+                    .map(|at| state.open.remove(at).2);
+                if state.open.is_empty() {
+                    entry.remove();
+                }
                 let slices = if is_expected {
                     &mut self.expected
                 } else {
                     &mut self.actual
                 };
-                // Emptied lanes are removed: the map holds only open slices.
-                let Entry::Occupied(mut lane) = self.open.entry((pid, is_expected, cookie)) else {
-                    return;
-                };
-                let innermost = lane.get_mut().pop();
-                if lane.get().is_empty() {
-                    lane.remove();
-                }
                 if let Some(slice) = innermost.and_then(|idx| slices.get_mut(idx)) {
                     let s: &mut Slice = slice;
                     s.dur_ns = ts - s.ts_ns;
@@ -368,7 +378,8 @@ impl Pairing {
             } => {
                 let labels = labels.take(slot);
                 let is_expected = kind.is_expected();
-                self.cookies.insert(cookie, (pid, is_expected));
+                let state = self.cookies.entry(cookie).or_default();
+                state.owner = Some((pid, is_expected));
                 if kind == SliceKind::ExpectedSurfaceFrame
                     && !self.expected_surface_seen.insert((pid, token))
                 {
@@ -401,10 +412,7 @@ impl Pairing {
                 } else {
                     &mut self.actual
                 };
-                self.open
-                    .entry((pid, is_expected, cookie))
-                    .or_default()
-                    .push(slices.len());
+                state.open.push((pid, is_expected, slices.len()));
                 slices.push(slice);
             }
         }
