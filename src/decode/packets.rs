@@ -153,9 +153,10 @@ impl<'s> PacketDecoder<'s> {
         outcome.map(|()| self.summary)
     }
 
-    /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`. Each packet is read in
-    /// place in the reader's buffer (copied first only when it straddles two buffers), so its fields are read
-    /// without a call into the reader.
+    /// Reads packets until the end of `wire`; `depth` > 0 inside `compressed_packets`. The packets lying whole
+    /// in the reader's buffer are read there, one call into the reader for all of them
+    /// ([`PacketDecoder::packets_in_buffer`]); a packet that straddles two buffers is copied first, and bad
+    /// framing is reported, one packet at a time.
     fn packets<R: BufRead>(
         &mut self,
         wire: &mut WireReader<R>,
@@ -163,6 +164,9 @@ impl<'s> PacketDecoder<'s> {
     ) -> Result<(), DecodeError> {
         let mut scratch = Vec::new();
         loop {
+            if self.packets_in_buffer(wire, depth)? {
+                continue;
+            }
             let packet = self.summary.packets;
             let start = wire.offset();
             let fail = |offset: u64, kind: String| DecodeError {
@@ -175,7 +179,7 @@ impl<'s> PacketDecoder<'s> {
                 Ok(false) => {}
                 Err(e) => return Err(fail(start, describe(e))),
             }
-            let len = match header_in_place(wire).map_or_else(|| read_packet_header(wire), Ok) {
+            let len = match read_packet_header(wire) {
                 Ok(len) => len,
                 Err(WireError::Truncated) => return self.truncated(start, depth),
                 Err(e) => {
@@ -194,6 +198,27 @@ impl<'s> PacketDecoder<'s> {
                 Err(e) => return Err(fail(wire.offset(), describe(e))),
             }
         }
+    }
+
+    /// Reads the packets that lie whole at the start of the reader's buffer and consumes them; false when there
+    /// is none (the next packet straddles the buffer's end, its framing is bad, or the stream ends or fails: the
+    /// caller reads or reports it).
+    fn packets_in_buffer<R: BufRead>(
+        &mut self,
+        wire: &mut WireReader<R>,
+        depth: u32,
+    ) -> Result<bool, DecodeError> {
+        let Ok(buf) = wire.buffer() else {
+            return Ok(false);
+        };
+        let mut at = 0;
+        while let Some((from, to)) = whole_packet(&buf[at..]) {
+            self.summary.packets += 1;
+            self.packet(&buf[at + from..at + to], depth)?;
+            at += to;
+        }
+        wire.consume(at);
+        Ok(at > 0)
     }
 
     /// One packet's bytes: its fields read (a malformed packet is counted and skipped), then handled.
@@ -522,15 +547,24 @@ fn recycled<'b>(mut items: Vec<FtraceItem<'_>>) -> Vec<FtraceItem<'b>> {
     items.into_iter().map(|_| unreachable!("emptied")).collect()
 }
 
-/// The key and length of the next `Trace.packet` read where they lie in the reader's buffer (one call into the
-/// reader), and consumed; `None` when they straddle its end or are not a packet's, to be read (and reported)
-/// the general way.
-fn header_in_place<R: BufRead>(wire: &mut WireReader<R>) -> Option<u64> {
-    let mut head = Bytes::new(wire.buffer().ok()?);
-    let len = read_packet_header(&mut head).ok()?;
-    let n = head.pos;
-    wire.consume(n);
-    Some(len)
+/// Where the body of the `Trace.packet` at the start of `buf` lies in it, `from..to`; `None` when the packet is
+/// not whole in `buf` or its framing is bad. A packet under 16 KiB (a FrameTimeline packet, an ftrace bundle of
+/// a few events) has its length read straight from the two or three bytes that hold it.
+#[inline]
+fn whole_packet(buf: &[u8]) -> Option<(usize, usize)> {
+    let (from, len) = match *buf {
+        [0x0a, len, ..] if len < 0x80 => (2, usize::from(len)),
+        [0x0a, low, high, ..] if high < 0x80 => {
+            (3, usize::from(low & 0x7f) | usize::from(high) << 7)
+        }
+        _ => {
+            let mut head = Bytes::new(buf);
+            let len = read_packet_header(&mut head).ok()?;
+            (head.pos, usize::try_from(len).ok()?)
+        }
+    };
+    let to = from.checked_add(len)?;
+    (to <= buf.len()).then_some((from, to))
 }
 
 /// Reads the key and length of the next `Trace.packet`.
@@ -638,6 +672,24 @@ fn cpu_info(info: proto::CpuInfo) -> Vec<CpuInfoCpu> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_packets_are_found_at_every_length_form() {
+        for len in [0usize, 1, 127, 128, 300, 16_383, 16_384, 70_000] {
+            let mut buf = vec![0x0a];
+            prost::encoding::encode_varint(len as u64, &mut buf);
+            let from = buf.len();
+            buf.resize(from + len, 7);
+            assert_eq!(whole_packet(&buf), Some((from, from + len)), "{len}");
+            buf.pop();
+            assert_eq!(whole_packet(&buf), None, "{len} cut");
+        }
+        // A two-byte length that is not minimal reads as protobuf reads it.
+        assert_eq!(whole_packet(&[0x0a, 0x81, 0x00, 9]), Some((3, 4)));
+        // Not a packet (field 2), a length cut short.
+        assert_eq!(whole_packet(&[0x12, 0x00]), None);
+        assert_eq!(whole_packet(&[0x0a, 0x81]), None);
+    }
 
     #[test]
     fn recycled_items_keep_their_allocation() {

@@ -121,6 +121,8 @@ pub(super) struct Finisher<'k> {
     atrace_parse_failures: u64,
     malformed_packets: u64,
     frame_timeline_clock_ids: BTreeSet<u32>,
+    /// The clock of the last FrameTimeline event read (in `frame_timeline_clock_ids`).
+    last_clock_id: Option<u32>,
     /// The events vector [`Finisher::parse_in_place`] last took out of a batch, kept for the next one.
     spare: Vec<(usize, Event)>,
     trees: tree::TreeReader,
@@ -133,6 +135,7 @@ impl<'k> Finisher<'k> {
             atrace_parse_failures: 0,
             malformed_packets: 0,
             frame_timeline_clock_ids: BTreeSet::new(),
+            last_clock_id: None,
             spare: Vec::new(),
             trees: tree::TreeReader::default(),
         }
@@ -198,7 +201,11 @@ impl<'k> Finisher<'k> {
                 len,
             } => match frame_timeline::decode(&bytes[at..at + len]) {
                 Some(event) => {
-                    self.frame_timeline_clock_ids.insert(clock);
+                    // A trace records its FrameTimeline events on one clock: the set is touched only when it changes.
+                    if self.last_clock_id != Some(clock) {
+                        self.frame_timeline_clock_ids.insert(clock);
+                        self.last_clock_id = Some(clock);
+                    }
                     sink(Event::FrameTimeline { ts_ns, event });
                 }
                 None => self.malformed_packets += 1,
