@@ -310,6 +310,13 @@ pub fn analyze_each(
     analyze_rows(trace, path, config, true, each)
 }
 
+/// What a scoped thread returned; its panic resumed on this thread.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// [`analyze_each`], the rows' present intervals set only `with_intervals`.
 fn analyze_rows(
     trace: LoadedTrace,
@@ -333,48 +340,39 @@ fn analyze_rows(
         .map(|s| s.end_ns().unwrap_or(s.ts_ns))
         .max()
         .unwrap_or(0);
-    // Perfetto's metric on a second core while this thread takes the app sections' work, Macrobenchmark's
-    // numbers, the vsync model, the links and the labels (what each thread allocates lives on in its own heap);
-    // all before the per-frame rows, so that their working sets are freed first. Once the vsync model and the
-    // links have read the expected slices, their bounds replace them: the labels and the rows are made beside 16
-    // bytes per expected slice, not 56.
-    let (metric, sections, work, macrobenchmark, vsync, linked, expected, classification) =
-        std::thread::scope(|scope| {
-            let (actual, processes) = (&timeline.actual, &timeline.processes);
-            let aside = scope.spawn(move || metrics::frame_timeline_metric(actual, processes));
-            let sections = app::stdlib::FrameSections::of(&timeline.app);
-            let work = app::blame::app_work(&sections.do_frames, &sections.draw_frames);
-            let macrobenchmark = config
-                .macrobenchmark
-                .as_deref()
-                .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
-            let vsync = vsync::infer_vsync(&timeline, config.vsync_period_ns);
-            let rules = config.sf_rules.map_or_else(
-                || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
-                |r| (r, "forced".to_string()),
-            );
-            let options = classify::Options {
-                present_threshold_ns: config.present_threshold_ns,
-                rules,
-            };
-            let linked = timeline.link();
-            let expected = ExpectedBounds::take(&mut timeline.expected);
-            let classification =
-                classify::classify_trace(&timeline, &expected, &linked, &vsync, &options);
-            let metric = aside
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (
-                metric,
-                sections,
-                work,
-                macrobenchmark,
-                vsync,
-                linked,
-                expected,
-                classification,
-            )
-        });
+    // Two steps, each with a second core: first the vsync model beside the app sections' work, Macrobenchmark's
+    // numbers and the links (all read the slices); then Perfetto's metric beside the labels. What each thread
+    // allocates lives on in its own heap, and all is done before the per-frame rows, so that their working sets are
+    // freed first. Once the vsync model and the links have read the expected slices, their bounds replace them: the
+    // labels and the rows are made beside 16 bytes per expected slice, not 56.
+    let (sections, work, macrobenchmark, rules, vsync, linked) = std::thread::scope(|scope| {
+        let expected = &timeline.expected;
+        let vsync = scope.spawn(move || vsync::infer_vsync(expected, config.vsync_period_ns));
+        let sections = app::stdlib::FrameSections::of(&timeline.app);
+        let work = app::blame::app_work(&sections.do_frames, &sections.draw_frames);
+        let macrobenchmark = config
+            .macrobenchmark
+            .as_deref()
+            .map(|package| app::macrobenchmark::macrobenchmark(&timeline, package));
+        let rules = config.sf_rules.map_or_else(
+            || classify::SfRules::detect(&timeline, &d.frame_timeline_clock_ids),
+            |r| (r, "forced".to_string()),
+        );
+        let linked = timeline.link();
+        (sections, work, macrobenchmark, rules, joined(vsync), linked)
+    });
+    let options = classify::Options {
+        present_threshold_ns: config.present_threshold_ns,
+        rules,
+    };
+    let (metric, expected, classification) = std::thread::scope(|scope| {
+        let (actual, processes) = (&timeline.actual, &timeline.processes);
+        let aside = scope.spawn(move || metrics::frame_timeline_metric(actual, processes));
+        let expected = ExpectedBounds::take(&mut timeline.expected);
+        let classification =
+            classify::classify_trace(&timeline, &expected, &linked, &vsync, &options);
+        (joined(aside), expected, classification)
+    });
     let (mut processes, totals) = metric;
     let counts = LinkCounts::of(&linked);
     let classify::Classification {

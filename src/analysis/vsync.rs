@@ -7,7 +7,7 @@
 //! and the app's deadline is the vsync minus SF's work duration (its ready duration, A16 `SurfaceFlinger.cpp`
 //! `setVsyncConfig` and `Scheduler::setVsyncConfig`).
 
-use crate::model::{Slice, Timeline};
+use crate::model::Slice;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -396,15 +396,16 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// Infers the vsync model of a trace. `period_override_ns` (from `Config.vsync_period_ns`) replaces the
+/// Infers the vsync model of a trace from its expected slices ([`crate::model::Timeline::expected`]). `period_override_ns` (from `Config.vsync_period_ns`) replaces the
 /// inferred period in every window (a single window when the trace has none).
-pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> VsyncModel {
-    let expected_df: Vec<&Slice> = timeline
-        .expected
-        .iter()
-        .filter(|s| s.kind.is_display() && s.dur_ns >= 0)
-        .collect();
-    let mut ends: Vec<i64> = expected_df.iter().filter_map(|s| s.end_ns()).collect();
+pub fn infer_vsync(expected: &[Slice], period_override_ns: Option<i64>) -> VsyncModel {
+    // Read twice rather than collected: this runs beside the links, whose tables share the peak.
+    let expected_df = || {
+        expected
+            .iter()
+            .filter(|s| s.kind.is_display() && s.dur_ns >= 0)
+    };
+    let mut ends: Vec<i64> = expected_df().filter_map(|s| s.end_ns()).collect();
     ends.sort_unstable();
     ends.dedup();
     let (mut windows, exact): (Vec<VsyncWindow>, Vec<bool>) = split_windows(&ends)
@@ -440,8 +441,7 @@ pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> Vsyn
             .for_each(|w| w.measured_period_ns = period);
     }
     let mut model = VsyncModel {
-        expected_display: expected_df
-            .iter()
+        expected_display: expected_df()
             .filter_map(|s| Some((s.ts_ns, s.end_ns()?)))
             .collect(),
         period_overridden: period_override_ns.is_some_and(|p| p > 0),
@@ -460,7 +460,7 @@ pub fn infer_vsync(timeline: &Timeline, period_override_ns: Option<i64>) -> Vsyn
     };
     let mut sf_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
     let mut app_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
-    for s in timeline.expected.iter().filter(|s| s.dur_ns >= 0) {
+    for s in expected.iter().filter(|s| s.dur_ns >= 0) {
         let durs = if s.kind.is_display() {
             &mut sf_durs
         } else {
