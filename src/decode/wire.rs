@@ -239,6 +239,14 @@ impl Framing for Bytes<'_> {
             None => return Err(WireError::Truncated),
             _ => {}
         }
+        // Two bytes: field keys from 16 to 2047 (TracePacket's timestamp_clock_id, frame_timeline_event,
+        // trusted_pid), pids, short lengths.
+        if let Some(&[low, high]) = self.buf[self.pos..].first_chunk::<2>() {
+            if high < 0x80 {
+                self.pos += 2;
+                return Ok(u64::from(low & 0x7f) | u64::from(high) << 7);
+            }
+        }
         // The lengths of nested messages, which Perfetto's writer pads to 4 bytes.
         if let Some(word) = self.buf[self.pos..].first_chunk::<4>() {
             let word = u32::from_le_bytes(*word);
