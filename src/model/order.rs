@@ -2,9 +2,9 @@
 //! model starts pairing without a whole-vector sort, and hands them out in that order while freeing their memory.
 //!
 //! FrameTimeline events arrive almost sorted: SurfaceFlinger writes a frame's events when its present fence
-//! signals, a few vsyncs after they started. So each run of [`RUN`] new records is sorted on its own (a small
-//! scratch buffer, on the model's thread while the decoder still reads) and merged into the sorted prefix, of
-//! which only the few records newer than the run's oldest move. The prefix's older records, which no later run
+//! signals, a few vsyncs after they started. So each run of [`RUN`] new records is gathered apart and sorted on
+//! its own (on the model's thread while the decoder still reads), then merged into the sorted prefix, of which
+//! only the few records newer than the run's oldest move. The prefix's older records, which no later run
 //! should reach back to, can be handed out early ([`TsOrder::drain_settled`]) so that the model pairs them while
 //! the decoder still reads; a record arriving older than one handed out is noticed ([`TsOrder::broken`]).
 
@@ -26,11 +26,13 @@ const DRAIN_LAG: usize = 4 * RUN;
 /// Timestamped records, kept sorted by timestamp as they are pushed (ties in push order).
 #[derive(Debug)]
 pub struct TsOrder<T> {
+    /// The records merged so far, in order from `head` (all records in push order once not `incremental`).
     items: Vec<(i64, T)>,
     /// `items[..head]` were handed out by [`TsOrder::drain_settled`]: dead slots, removed now and then.
     head: usize,
-    /// `items[head..sorted]` is in order.
-    sorted: usize,
+    /// The run being gathered, in push order: sorted and merged into `items` once it holds [`RUN`] records, so
+    /// that each record is written twice (here, then in place) rather than sorted where it lies.
+    run: Vec<(i64, T)>,
     /// Records pushed in all.
     pushed: usize,
     /// Timestamp of the last record handed out early.
@@ -39,9 +41,8 @@ pub struct TsOrder<T> {
     broken: bool,
     /// False once a run reached further back than [`MAX_OVERLAP`]: the rest waits for one whole sort.
     incremental: bool,
-    /// A run's keys ([`run_key`]: timestamp, then place in the run), and the run in order, while it is sorted.
+    /// The run's order while it is merged ([`run_order`]).
     keys: Vec<u64>,
-    scratch: Vec<(i64, T)>,
 }
 
 impl<T> Default for TsOrder<T> {
@@ -49,13 +50,12 @@ impl<T> Default for TsOrder<T> {
         TsOrder {
             items: Vec::new(),
             head: 0,
-            sorted: 0,
+            run: Vec::new(),
             pushed: 0,
             frontier: None,
             broken: false,
             incremental: true,
             keys: Vec::new(),
-            scratch: Vec::new(),
         }
     }
 }
@@ -79,8 +79,12 @@ impl<T: Copy> TsOrder<T> {
         if self.frontier.is_some_and(|f| ts < f) {
             self.broken = true;
         }
-        self.items.push((ts, item));
-        if self.incremental && self.items.len() - self.sorted >= RUN {
+        if !self.incremental {
+            self.items.push((ts, item));
+            return;
+        }
+        self.run.push((ts, item));
+        if self.run.len() >= RUN {
             self.settle();
         }
     }
@@ -89,10 +93,10 @@ impl<T: Copy> TsOrder<T> {
     /// [`DRAIN_LAG`] back; does nothing otherwise. They are the first records [`TsOrder::into_ascending`] would
     /// have given, unless a record older than the last of them arrives later ([`TsOrder::broken`]).
     pub fn drain_settled(&mut self, mut take: impl FnMut(i64, T)) {
-        if !self.incremental || self.sorted != self.items.len() {
+        if !self.incremental || !self.run.is_empty() {
             return;
         }
-        let end = self.sorted.saturating_sub(DRAIN_LAG);
+        let end = self.items.len().saturating_sub(DRAIN_LAG);
         if end <= self.head {
             return;
         }
@@ -105,39 +109,34 @@ impl<T: Copy> TsOrder<T> {
         // record handed out.
         if self.head >= self.items.len() - self.head {
             self.items.drain(..self.head);
-            self.sorted -= self.head;
             self.head = 0;
         }
     }
 
-    /// Sorts the records pushed since the last call and merges them into the sorted prefix.
+    /// Sorts the run and merges it into the records merged so far: only those newer than the run's oldest move.
     fn settle(&mut self) {
-        let (prefix, run) = self.items.split_at_mut(self.sorted);
-        let (head, prefix) = (self.head, &prefix[self.head..]);
-        sort_run(run, &mut self.keys, &mut self.scratch);
-        let Some(&(oldest, _)) = run.first() else {
+        run_order(&self.run, &mut self.keys);
+        let Some(&(oldest, _)) = self.keys.first().map(|&k| &self.run[place(k)]) else {
             return;
         };
-        // Prefix records at `oldest` stay before the run's: they were pushed first.
-        let from = prefix.partition_point(|(ts, _)| *ts <= oldest);
-        if prefix.len() - from > MAX_OVERLAP {
+        // Merged records at `oldest` stay before the run's: they were pushed first.
+        let from = self.head + self.items[self.head..].partition_point(|(ts, _)| *ts <= oldest);
+        if self.items.len() - from > MAX_OVERLAP {
             self.incremental = false;
+            self.items.append(&mut self.run);
             return;
         }
-        let older: Vec<(i64, T)> = prefix[from..].to_vec();
-        let from = head + from;
-        let mut next = self.sorted;
-        let mut out = from;
-        for record in older {
-            while next < self.items.len() && self.items[next].0 < record.0 {
-                self.items[out] = self.items[next];
-                out += 1;
-                next += 1;
+        let older = self.items.split_off(from);
+        let mut older = older.into_iter().peekable();
+        for &key in &self.keys {
+            let record = self.run[place(key)];
+            while let Some(o) = older.next_if(|(ts, _)| *ts <= record.0) {
+                self.items.push(o);
             }
-            self.items[out] = record;
-            out += 1;
+            self.items.push(record);
         }
-        self.sorted = self.items.len();
+        self.items.extend(older);
+        self.run.clear();
     }
 
     /// The records not handed out yet, in timestamp order (stable), each one's memory released soon after it is
@@ -161,33 +160,33 @@ impl<T: Copy> TsOrder<T> {
 const PLACE_BITS: u32 = 13;
 const _: () = assert!(RUN <= 1 << PLACE_BITS);
 
-/// Sorts `run` (at most [`RUN`] records) by timestamp, stably: as an unstable sort of integer keys that are
-/// unique (the place breaks ties, [`run_key`]) and one gather through `scratch`. Cheaper than moving the records
-/// through a stable sort's merges, and one 64-bit integer compares faster than a (timestamp, place) pair (about
-/// half the sorting time on FrameTimeline-dense runs). A run spanning 2⁵¹ ns (26 days) or more, whose keys would
-/// not fit, is stably sorted as it is.
-fn sort_run<T: Copy>(run: &mut [(i64, T)], keys: &mut Vec<u64>, scratch: &mut Vec<(i64, T)>) {
+/// The order of `run` (at most [`RUN`] records) by timestamp, stable, as `keys` whose low [`PLACE_BITS`] are the
+/// records' places: an unstable sort of integer keys that are unique (the place breaks ties, [`run_key`]), cheaper
+/// than moving the records through a stable sort's merges, and one 64-bit integer compares faster than a
+/// (timestamp, place) pair (about half the sorting time on FrameTimeline-dense runs). A run spanning 2⁵¹ ns (26
+/// days) or more, whose keys would not fit, has its places stably sorted by timestamp instead.
+fn run_order<T>(run: &[(i64, T)], keys: &mut Vec<u64>) {
+    keys.clear();
     let Some(oldest) = run.iter().map(|(ts, _)| *ts).min() else {
         return;
     };
     let newest = run.iter().map(|(ts, _)| *ts).max().unwrap_or(oldest);
     if newest.abs_diff(oldest) >> (64 - PLACE_BITS) != 0 {
-        run.sort_by_key(|(ts, _)| *ts);
+        keys.extend(0..run.len() as u64);
+        keys.sort_by_key(|&place| run[place as usize].0);
         return;
     }
-    keys.clear();
     keys.extend(
         run.iter()
             .zip(0u32..)
             .map(|((ts, _), place)| run_key(ts.abs_diff(oldest), place)),
     );
     keys.sort_unstable();
-    scratch.clear();
-    scratch.extend(
-        keys.iter()
-            .map(|&k| run[(k & ((1 << PLACE_BITS) - 1)) as usize]),
-    );
-    run.copy_from_slice(scratch);
+}
+
+/// The place in its run of the record of a [`run_order`] key.
+fn place(key: u64) -> usize {
+    (key & ((1 << PLACE_BITS) - 1)) as usize
 }
 
 /// A record's sort key in its run: its time after the run's oldest (below 2⁵¹ ns) in the high bits, its place in
@@ -231,8 +230,8 @@ mod tests {
         want.sort_by_key(|(ts, _)| *ts);
         let probe = TsOrder {
             items: order.items.clone(),
+            run: order.run.clone(),
             keys: Vec::new(),
-            scratch: Vec::new(),
             ..order
         };
         let got: Vec<(i64, usize)> = probe.into_ascending().collect();
@@ -269,11 +268,13 @@ mod tests {
             vec![1 << 51, 0, 1 << 51, 7, 0],
             vec![i64::MAX, i64::MIN, 0, -1, i64::MAX, i64::MIN, 1],
         ] {
-            let mut run: Vec<(i64, usize)> = ts.iter().copied().zip(0..).collect();
+            let run: Vec<(i64, usize)> = ts.iter().copied().zip(0..).collect();
             let mut want = run.clone();
             want.sort_by_key(|(t, _)| *t);
-            sort_run(&mut run, &mut Vec::new(), &mut Vec::new());
-            assert_eq!(run, want, "{ts:?}");
+            let mut keys = Vec::new();
+            run_order(&run, &mut keys);
+            let got: Vec<(i64, usize)> = keys.iter().map(|&k| run[place(k)]).collect();
+            assert_eq!(got, want, "{ts:?}");
         }
     }
 
@@ -350,7 +351,7 @@ mod tests {
         let mut ts: Vec<i64> = (0..RUN as i64).map(|i| 2 * i).collect();
         ts.extend((0..RUN as i64).map(|i| 2 * (RUN as i64 - 10) + i));
         let order = check(&ts);
-        assert_eq!(order.sorted, 2 * RUN);
+        assert_eq!((order.items.len(), order.run.len()), (2 * RUN, 0));
         assert!(order.incremental);
     }
 }
