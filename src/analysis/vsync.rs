@@ -216,14 +216,13 @@ pub fn work_durations(period_ns: i64, offsets: PhaseOffsets) -> WorkDurations {
     }
 }
 
+/// How many times each value was seen.
+type Counts = FxHashMap<i64, usize>;
+
 /// Distinct values seen at least twice, most common first (the smaller on ties); the most common one even if
 /// seen once.
-fn by_frequency(values: &[i64]) -> Vec<i64> {
-    let mut counts: FxHashMap<i64, usize> = FxHashMap::default();
-    for v in values {
-        *counts.entry(*v).or_default() += 1;
-    }
-    let mut sorted: Vec<(i64, usize)> = counts.into_iter().collect();
+fn by_frequency(counts: &Counts) -> Vec<i64> {
+    let mut sorted: Vec<(i64, usize)> = counts.iter().map(|(v, n)| (*v, *n)).collect();
     sorted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     sorted
         .iter()
@@ -231,11 +230,6 @@ fn by_frequency(values: &[i64]) -> Vec<i64> {
         .filter(|(i, (_, n))| *i == 0 || *n >= 2)
         .map(|(_, (v, _))| *v)
         .collect()
-}
-
-/// The most common value (the smaller on ties).
-fn mode(values: &[i64]) -> Option<i64> {
-    by_frequency(values).first().copied()
 }
 
 /// A spacing of consecutive expected presents, in whole periods of the window it was read in.
@@ -458,16 +452,18 @@ pub fn infer_vsync(expected: &[Slice], period_override_ns: Option<i64>) -> Vsync
             .partition_point(|w| w.start_ns <= ts)
             .saturating_sub(1)
     };
-    let mut sf_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
-    let mut app_durs: Vec<Vec<i64>> = vec![Vec::new(); model.windows.len()];
+    // Per window, how often each work duration was seen (a few distinct values: SF and the app are scheduled
+    // with fixed durations).
+    let mut sf_durs: Vec<Counts> = vec![Counts::default(); model.windows.len()];
+    let mut app_durs: Vec<Counts> = vec![Counts::default(); model.windows.len()];
     for s in expected.iter().filter(|s| s.dur_ns >= 0) {
         let durs = if s.kind.is_display() {
             &mut sf_durs
         } else {
             &mut app_durs
         };
-        if let Some(list) = s.end_ns().and_then(|end| durs.get_mut(index(end))) {
-            list.push(s.dur_ns);
+        if let Some(counts) = s.end_ns().and_then(|end| durs.get_mut(index(end))) {
+            *counts.entry(s.dur_ns).or_default() += 1;
         }
     }
     for (((w, sf), app), exact) in model
@@ -492,16 +488,17 @@ pub fn infer_vsync(expected: &[Slice], period_override_ns: Option<i64>) -> Vsync
         } else {
             0.0
         };
-        w.display_frames = sf.len() as u64;
+        w.display_frames = sf.values().sum::<usize>() as u64;
         w.sf_work_durations_ns = by_frequency(sf);
         w.sf_work_duration_ns = w.sf_work_durations_ns.first().copied();
-        w.sf_work_duration_max_ns = sf.iter().copied().max();
-        w.app_work_duration_ns = mode(app);
+        w.sf_work_duration_max_ns = sf.keys().copied().max();
+        w.app_work_duration_ns = by_frequency(app).first().copied();
         w.app_ready_duration_ns = w.sf_work_duration_ns;
         w.early_duration_frames = sf
             .iter()
-            .filter(|d| Some(**d) != w.sf_work_duration_ns)
-            .count() as u64;
+            .filter(|(d, _)| Some(**d) != w.sf_work_duration_ns)
+            .map(|(_, n)| *n as u64)
+            .sum();
         w.offsets = w.sf_work_duration_ns.zip(w.app_work_duration_ns).and_then(
             |(sf_work_ns, app_work_ns)| {
                 phase_offsets(
