@@ -390,8 +390,9 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// Infers the vsync model of a trace from its expected slices ([`crate::model::Timeline::expected`]). `period_override_ns` (from `Config.vsync_period_ns`) replaces the
-/// inferred period in every window (a single window when the trace has none).
+/// Infers the vsync model of a trace from its expected slices ([`crate::model::Timeline::expected`]).
+/// `period_override_ns` (from `Config.vsync_period_ns`) replaces the inferred period in every window (a single
+/// window when the trace has none).
 pub fn infer_vsync(expected: &[Slice], period_override_ns: Option<i64>) -> VsyncModel {
     // Read twice rather than collected: this runs beside the links, whose tables share the peak.
     let expected_df = || {

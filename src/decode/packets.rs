@@ -548,26 +548,17 @@ fn recycled<'b>(mut items: Vec<FtraceItem<'_>>) -> Vec<FtraceItem<'b>> {
 }
 
 /// Where the body of the `Trace.packet` at the start of `buf` lies in it, `from..to`; `None` when the packet is
-/// not whole in `buf` or its framing is bad. A packet under 16 KiB (a FrameTimeline packet, an ftrace bundle of
-/// a few events) has its length read straight from the two or three bytes that hold it.
+/// not whole in `buf` or its framing is bad.
 #[inline]
 fn whole_packet(buf: &[u8]) -> Option<(usize, usize)> {
-    let (from, len) = match *buf {
-        [0x0a, len, ..] if len < 0x80 => (2, usize::from(len)),
-        [0x0a, low, high, ..] if high < 0x80 => {
-            (3, usize::from(low & 0x7f) | usize::from(high) << 7)
-        }
-        _ => {
-            let mut head = Bytes::new(buf);
-            let len = read_packet_header(&mut head).ok()?;
-            (head.pos, usize::try_from(len).ok()?)
-        }
-    };
-    let to = from.checked_add(len)?;
-    (to <= buf.len()).then_some((from, to))
+    let mut head = Bytes::new(buf);
+    let len = usize::try_from(read_packet_header(&mut head).ok()?).ok()?;
+    let to = head.pos.checked_add(len)?;
+    (to <= buf.len()).then_some((head.pos, to))
 }
 
 /// Reads the key and length of the next `Trace.packet`.
+#[inline]
 fn read_packet_header(wire: &mut impl Framing) -> Result<u64, WireError> {
     let (field, wire_type) = wire.key()?;
     if (field, wire_type) != (1, LEN) {

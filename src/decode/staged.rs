@@ -201,7 +201,8 @@ impl<'k> Finisher<'k> {
                 len,
             } => match frame_timeline::decode(&bytes[at..at + len]) {
                 Some(event) => {
-                    // A trace records its FrameTimeline events on one clock: the set is touched only when it changes.
+                    // A trace records its FrameTimeline events on one clock: the set is touched only when
+                    // the clock changes.
                     if self.last_clock_id != Some(clock) {
                         self.frame_timeline_clock_ids.insert(clock);
                         self.last_clock_id = Some(clock);
