@@ -187,10 +187,7 @@ fn write(d: &Diff, format: DiffFormat, output: Option<&Path>) -> Result<()> {
         DiffFormat::Text => render::text(d),
         DiffFormat::Markdown => render::markdown(d),
         DiffFormat::Json => {
-            return crate::output::write_output(output, |w| {
-                serde_json::to_writer_pretty(&mut *w, d)?;
-                writeln!(w)
-            })
+            return crate::output::write_output(output, |w| crate::output::json::write_pretty(w, d))
         }
         DiffFormat::Csv | DiffFormat::Parquet => {
             let format = if format == DiffFormat::Csv {

@@ -557,10 +557,9 @@ pub(crate) fn write_report(
             crate::output::write_output(output, |w| w.write_all(text.as_bytes()))
         }
         // Written as it is serialised: the per-frame lists of the pacing metrics make it megabytes.
-        ReportFormat::Json => crate::output::write_output(output, |w| {
-            serde_json::to_writer_pretty(&mut *w, analysis)?;
-            writeln!(w)
-        }),
+        ReportFormat::Json => {
+            crate::output::write_output(output, |w| crate::output::json::write_pretty(w, analysis))
+        }
         ReportFormat::Csv | ReportFormat::Parquet => {
             let dir = output.ok_or_else(|| {
                 Error::Usage("--format csv/parquet writes one file per table: give -o DIR".into())

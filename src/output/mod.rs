@@ -4,6 +4,7 @@
 pub mod chart;
 mod columns;
 pub mod html;
+pub mod json;
 pub mod label;
 pub mod perfetto_tables;
 mod sched_tables;
