@@ -14,7 +14,8 @@
 //!
 //! For each input: the read baseline reads the file through a 256 KiB buffer into a sink (the page-cache
 //! ceiling, or a gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o
-//! /dev/null` under `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each.
+//! /dev/null` under `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each. The row also
+//! gives the input's actual SurfaceFrames and how many `analyze` handles per second.
 //!
 //! With `FTL_BASELINE_BIN=/path/to/ftl` (another build of ftl), each input is also run through that binary with
 //! the same arguments, best of three, under `/usr/bin/time`: the `base` columns give its MB/s and peak RSS and
@@ -30,9 +31,13 @@
 //! `/dev/null`) on the same file: best time and peak RSS, each also as a multiple of `analyze`'s in this run
 //! (target ≤ 1.5×), and the baseline binary's if set.
 //!
-//! Then `ftl table FILE thread_state` (Perfetto's thread states as CSV), and with
-//! `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` trace processor's import + the same query on the same
-//! file, with the ratio.
+//! With `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` (a trace processor build, e.g. Perfetto's
+//! release `trace_processor_shell` or one built from source), a `trace processor` row follows `analyze`'s: its
+//! import of the same file and `SELECT count(*) FROM actual_frame_timeline_slice` (the FrameTimeline tables
+//! `analyze` starts from), best of three, with its peak RSS and how many times faster `analyze` is.
+//!
+//! Then `ftl table FILE thread_state` (Perfetto's thread states as CSV), and with `FTL_TRACE_PROCESSOR_BIN` trace
+//! processor's import + the same query on the same file, with the ratio.
 //!
 //! Then a ≥ 100 MB `dumpsys SurfaceFlinger --latency` capture (real rows repeated with shifted timestamps,
 //! [`common::latency_replica`]) through `ftl analyze FILE -o /dev/null` (the text report: reading, merging the
@@ -124,7 +129,7 @@ fn main() {
         println!("base = {}", bin.display());
     }
     println!(
-        "{:<58} {:>8} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
+        "{:<58} {:>8} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>13} {:>9}",
         "input",
         "MB",
         "read MB/s",
@@ -134,7 +139,8 @@ fn main() {
         "base MB/s",
         "ftl/base",
         "base RSS",
-        "frames"
+        "SurfaceFrames",
+        "SF/s"
     );
     for input in INPUTS.iter().filter(|i| wanted(i.source)) {
         let path = common::replica(
@@ -144,9 +150,12 @@ fn main() {
             input.later,
         );
         let read = best_of(|| read_all(&path, input.gzip));
-        let frames = surface_frames(ftl, &path).to_string();
+        let frames = surface_frames(ftl, &path);
         let args = ["analyze", "--format", "json", "-o", "/dev/null"];
-        let analyze = report_ftl(&path, &args, read, base.as_deref(), &frames);
+        let analyze = report_ftl(&path, &args, read, base.as_deref(), Some(frames));
+        if let Some(tp) = &tp {
+            report_trace_processor(&path, analyze, tp);
+        }
         report_row_tables(&path, analyze, base.as_deref());
         report_thread_state(&path, analyze, tp.as_deref());
     }
@@ -169,15 +178,16 @@ fn main() {
         &["analyze", "-o", "/dev/null"],
         read,
         base.as_deref(),
-        "-",
+        None,
     );
     println!(
-        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8} {:>9} {:>8} {:>8} {:>7}",
+        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8} {:>9} {:>8} {:>8} {:>13} {:>9}",
         "  parse (reader only, in process)",
         bytes / MB,
         bytes / MB / read.as_secs_f64(),
         bytes / MB / parse.as_secs_f64(),
         read.as_secs_f64() / parse.as_secs_f64(),
+        "-",
         "-",
         "-",
         "-",
@@ -234,6 +244,28 @@ fn report_row_tables(path: &Path, analyze: (Duration, f64), base: Option<&Path>)
     }
 }
 
+/// What trace processor is asked beside `analyze`: the import, then the FrameTimeline table `analyze` starts from.
+const FRAME_TIMELINE_QUERY: &str = "SELECT count(*) FROM actual_frame_timeline_slice;";
+
+/// Trace processor's import of `path` and [`FRAME_TIMELINE_QUERY`] (`trace_processor_shell -q QUERY_FILE PATH`,
+/// best of three) against `analyze` on the same file in this run: its time, peak RSS and how many times faster
+/// `analyze` is.
+fn report_trace_processor(path: &Path, analyze: (Duration, f64), tp: &Path) {
+    let query = std::env::temp_dir().join("ftl-bench-frame-timeline.sql");
+    std::fs::write(&query, FRAME_TIMELINE_QUERY).expect("write the query");
+    match best_run(|| common::run_timed(tp, &["-q".as_ref(), query.as_os_str(), path.as_os_str()]))
+    {
+        Ok((t, rss)) => println!(
+            "  {:<20} {:>7.2} s {rss:>7.1} MB: ftl analyze {:.1}× faster, {:.1}× less memory",
+            "trace processor",
+            t.as_secs_f64(),
+            t.as_secs_f64() / analyze.0.as_secs_f64(),
+            rss / analyze.1,
+        ),
+        Err(e) => println!("  trace processor failed: {e}"),
+    }
+}
+
 /// Perfetto's `thread_state` as `ftl table` gives it and as the golden files were made (`../shared/golden/
 /// README.md`): the query trace processor runs for the comparison.
 const THREAD_STATE_QUERY: &str = "SELECT s.ts, s.dur, s.cpu, t.tid, t.name AS thread_name, s.state, s.io_wait, \
@@ -245,27 +277,6 @@ const THREAD_STATE_QUERY: &str = "SELECT s.ts, s.dur, s.cpu, t.tid, t.name AS th
 /// (`trace_processor_shell -q QUERY_FILE PATH`), with the ratio (target: ftl ≥ 10× faster). Inputs without
 /// scheduler data give a header-only table.
 fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>) {
-    let run = |bin: &Path, args: &[&std::ffi::OsStr]| -> Result<(Duration, f64), String> {
-        let start = Instant::now();
-        let out = Command::new("/usr/bin/time")
-            .args(["-f", "%M"])
-            .arg(bin)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .output()
-            .map_err(|e| e.to_string())?;
-        let elapsed = start.elapsed();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{} failed: {stderr}", bin.display()));
-        }
-        let kib: f64 = stderr
-            .lines()
-            .last()
-            .and_then(|l| l.trim().parse().ok())
-            .unwrap_or(0.0);
-        Ok((elapsed, kib / 1024.0))
-    };
     let ftl = Path::new(env!("CARGO_BIN_EXE_ftl"));
     let args = [
         path.as_os_str(),
@@ -275,13 +286,15 @@ fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>)
     ];
     let mut table_args = vec!["table".as_ref()];
     table_args.extend(args);
-    let (elapsed, rss) = best_run(|| run(ftl, &table_args)).expect("ftl table runs");
+    let (elapsed, rss) = best_run(|| common::run_timed(ftl, &table_args)).expect("ftl table runs");
     let vs_tp = match tp {
         None => String::new(),
         Some(bin) => {
             let query = std::env::temp_dir().join("ftl-bench-thread-state.sql");
             std::fs::write(&query, THREAD_STATE_QUERY).expect("write the query");
-            match best_run(|| run(bin, &["-q".as_ref(), query.as_os_str(), path.as_os_str()])) {
+            match best_run(|| {
+                common::run_timed(bin, &["-q".as_ref(), query.as_os_str(), path.as_os_str()])
+            }) {
                 Ok((t, t_rss)) => format!(
                     "trace processor {:.2} s {t_rss:.1} MB, ftl {:.1}× faster",
                     t.as_secs_f64(),
@@ -301,13 +314,14 @@ fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>)
 }
 
 /// Runs `ftl ARGS PATH` (best of three), and the baseline binary the same way if given, and prints their row
-/// beside the read baseline. RSS in MB. Returns ftl's best time and peak RSS.
+/// beside the read baseline, with the input's actual SurfaceFrames and ftl's SurfaceFrames per second when
+/// `frames` is given. RSS in MB. Returns ftl's best time and peak RSS.
 fn report_ftl(
     path: &Path,
     args: &[&str],
     read: Duration,
     base: Option<&Path>,
-    frames: &str,
+    frames: Option<u64>,
 ) -> (Duration, f64) {
     let bytes = std::fs::metadata(path).expect("stat input").len() as f64;
     let mb_s = |d: Duration| bytes / MB / d.as_secs_f64();
@@ -325,8 +339,15 @@ fn report_ftl(
                 format!("{rss:.1}"),
             ),
         };
+    let (frames, frames_per_s) = match frames {
+        Some(n) => (
+            n.to_string(),
+            format!("{:.0}", n as f64 / analyze.as_secs_f64()),
+        ),
+        None => ("-".into(), "-".into()),
+    };
     println!(
-        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8.1} {:>9} {:>8} {:>8} {:>7}",
+        "{:<58} {:>8.1} {:>9.0} {:>9.0} {:>8.2} {:>8.1} {:>9} {:>8} {:>8} {:>13} {:>9}",
         path.file_name().unwrap_or_default().to_string_lossy(),
         bytes / MB,
         mb_s(read),
@@ -337,6 +358,7 @@ fn report_ftl(
         ratio,
         base_rss,
         frames,
+        frames_per_s,
     );
     (analyze, rss)
 }

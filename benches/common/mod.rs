@@ -45,12 +45,19 @@ pub fn run_ftl(args: &[&str], path: &Path) -> (Duration, f64) {
 /// Runs `BIN ARGS PATH` under `/usr/bin/time -f %M` (stdout discarded); its wall time and peak RSS in MB.
 /// Errors: the binary failed (its stderr), or GNU time gave no peak RSS.
 pub fn run_bin(bin: &Path, args: &[&str], path: &Path) -> Result<(Duration, f64), String> {
+    let mut all: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    all.push(path.as_os_str());
+    run_timed(bin, &all)
+}
+
+/// Runs `BIN ARGS` under `/usr/bin/time -f %M` (stdout discarded); its wall time and peak RSS in MB. Errors: as
+/// [`run_bin`].
+pub fn run_timed(bin: &Path, args: &[&std::ffi::OsStr]) -> Result<(Duration, f64), String> {
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(bin)
         .args(args)
-        .arg(path)
         .stdout(Stdio::null())
         .output()
         .expect("run /usr/bin/time (GNU time)");
