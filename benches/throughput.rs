@@ -256,7 +256,7 @@ fn report_trace_processor(path: &Path, analyze: (Duration, f64), tp: &Path) {
     match best_run(|| common::run_timed(tp, &["-q".as_ref(), query.as_os_str(), path.as_os_str()]))
     {
         Ok((t, rss)) => println!(
-            "  {:<20} {:>7.2} s {rss:>7.1} MB: ftl analyze {:.1}× faster, {:.1}× less memory",
+            "  {:<20} {:>7.2} s {rss:>7.1} MB: ftl analyze {:.1}× faster, trace processor {:.1}× its memory",
             "trace processor",
             t.as_secs_f64(),
             t.as_secs_f64() / analyze.0.as_secs_f64(),
