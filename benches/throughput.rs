@@ -13,13 +13,14 @@
 //!   doFrame / DrawFrame sections) to ≥ 100 MB.
 //!
 //! For each input: the read baseline reads the file through a 256 KiB buffer into a sink (the page-cache
-//! ceiling, or a gzip inflate for `.gz`); `ftl` runs the release binary `ftl analyze FILE --format json -o
-//! /dev/null` under `/usr/bin/time` and takes its wall time and peak RSS. Best of three runs each. The row also
-//! gives the input's actual SurfaceFrames and how many `analyze` handles per second.
+//! ceiling, or a gzip inflate for `.gz`; best of five); `ftl` runs the release binary `ftl analyze FILE --format
+//! json -o /dev/null` under `/usr/bin/time` five times and takes its median wall time and its peak RSS. The row
+//! also gives the input's actual SurfaceFrames and how many `analyze` handles per second.
 //!
 //! With `FTL_BASELINE_BIN=/path/to/ftl` (another build of ftl), each input is also run through that binary with
-//! the same arguments, best of three, under `/usr/bin/time`: the `base` columns give its MB/s and peak RSS and
-//! `ftl/base` the speed ratio (> 1: this build is faster). To build the previous main as the baseline:
+//! the same arguments, each run right after one of ftl's so that both see the same machine: the `base` columns
+//! give its median MB/s and peak RSS and `ftl/base` the ratio of the medians (> 1: this build is faster). To
+//! build the previous main as the baseline:
 //!
 //! ```text
 //! git worktree add /tmp/prev <commit>
@@ -28,13 +29,13 @@
 //! ```
 //!
 //! After each trace's row, the row-table commands (`slices --timeline actual` CSV, `frames` CSV and Parquet, to
-//! `/dev/null`) on the same file: best time and peak RSS, each also as a multiple of `analyze`'s in this run
+//! `/dev/null`) on the same file: median time and peak RSS, each also as a multiple of `analyze`'s in this run
 //! (target ≤ 1.5×), and the baseline binary's if set.
 //!
 //! With `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` (a trace processor build, e.g. Perfetto's
 //! release `trace_processor_shell` or one built from source), a `trace processor` row follows `analyze`'s: its
 //! import of the same file and `SELECT count(*) FROM actual_frame_timeline_slice` (the FrameTimeline tables
-//! `analyze` starts from), best of three, with its peak RSS and how many times faster `analyze` is.
+//! `analyze` starts from), median of five, with its peak RSS and how many times faster `analyze` is.
 //!
 //! Then `ftl table FILE thread_state` (Perfetto's thread states as CSV), and with `FTL_TRACE_PROCESSOR_BIN` trace
 //! processor's import + the same query on the same file, with the ratio.
@@ -44,7 +45,7 @@
 //! dumps and every pacing metric), beside the same read baseline (and the baseline binary, if set).
 //!
 //! For the capture, a `parse` row also times the reader alone in this process (`input::open_text` +
-//! `sources::sf_latency::read`, best of three).
+//! `sources::sf_latency::read`, best of five).
 //!
 //! Run: `cargo bench --bench throughput [-- NAME]` (NAME keeps only the inputs whose file name contains it, e.g.
 //! `latency`, `pixel6a`, `emulator`; targets: ≥ 1 GB/s on a plain trace from page cache, peak RSS < 64 MB on a
@@ -59,7 +60,8 @@ use std::time::{Duration, Instant};
 mod common;
 
 const MB: f64 = 1e6;
-const RUNS: usize = 3;
+/// Runs of each binary per measurement (the read baseline and the in-process parse take the best of as many).
+const RUNS: usize = 5;
 
 /// One input: which real trace, how big, compressed or not, what its later copies hold.
 struct Input {
@@ -221,12 +223,12 @@ const ROW_TABLES: [(&str, &[&str]); 3] = [
     ),
 ];
 
-/// Runs each row-table command on `path` (best of three, and the baseline binary if given) and prints its
-/// time and peak RSS as multiples of `analyze` (its best time and RSS on the same file in this run).
+/// Runs each row-table command on `path` (median of five, and the baseline binary if given) and prints its
+/// time and peak RSS as multiples of `analyze` (its median time and RSS on the same file in this run).
 fn report_row_tables(path: &Path, analyze: (Duration, f64), base: Option<&Path>) {
     for (name, args) in ROW_TABLES {
-        let (elapsed, rss) = best_run(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
-        let vs_base = match base.map(|bin| best_run(|| common::run_bin(bin, args, path))) {
+        let (elapsed, rss) = median_of_runs(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
+        let vs_base = match base.map(|bin| median_of_runs(|| common::run_bin(bin, args, path))) {
             Some(Ok((b, b_rss))) => format!(
                 "base {:.2} s {b_rss:.1} MB, ftl/base {:.2}",
                 b.as_secs_f64(),
@@ -248,12 +250,12 @@ fn report_row_tables(path: &Path, analyze: (Duration, f64), base: Option<&Path>)
 const FRAME_TIMELINE_QUERY: &str = "SELECT count(*) FROM actual_frame_timeline_slice;";
 
 /// Trace processor's import of `path` and [`FRAME_TIMELINE_QUERY`] (`trace_processor_shell -q QUERY_FILE PATH`,
-/// best of three) against `analyze` on the same file in this run: its time, peak RSS and how many times faster
+/// median of five) against `analyze` on the same file in this run: its time, peak RSS and how many times faster
 /// `analyze` is.
 fn report_trace_processor(path: &Path, analyze: (Duration, f64), tp: &Path) {
     let query = std::env::temp_dir().join("ftl-bench-frame-timeline.sql");
     std::fs::write(&query, FRAME_TIMELINE_QUERY).expect("write the query");
-    match best_run(|| common::run_timed(tp, &["-q".as_ref(), query.as_os_str(), path.as_os_str()]))
+    match median_of_runs(|| common::run_timed(tp, &["-q".as_ref(), query.as_os_str(), path.as_os_str()]))
     {
         Ok((t, rss)) => println!(
             "  {:<20} {:>7.2} s {rss:>7.1} MB: ftl analyze {:.1}× faster, trace processor {:.1}× its memory",
@@ -272,7 +274,7 @@ const THREAD_STATE_QUERY: &str = "SELECT s.ts, s.dur, s.cpu, t.tid, t.name AS th
      s.blocked_function, w.tid AS waker_tid, s.irq_context FROM thread_state s JOIN thread t USING(utid) \
      LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY s.ts, t.tid, s.dur, s.state;";
 
-/// `ftl table PATH thread_state` as CSV to `/dev/null` (best of three) against `analyze` on the same file, and —
+/// `ftl table PATH thread_state` as CSV to `/dev/null` (median of five) against `analyze` on the same file, and —
 /// with `FTL_TRACE_PROCESSOR_BIN=/path/to/trace_processor_shell` — trace processor's import and the same query
 /// (`trace_processor_shell -q QUERY_FILE PATH`), with the ratio (target: ftl ≥ 10× faster). Inputs without
 /// scheduler data give a header-only table.
@@ -286,13 +288,14 @@ fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>)
     ];
     let mut table_args = vec!["table".as_ref()];
     table_args.extend(args);
-    let (elapsed, rss) = best_run(|| common::run_timed(ftl, &table_args)).expect("ftl table runs");
+    let (elapsed, rss) =
+        median_of_runs(|| common::run_timed(ftl, &table_args)).expect("ftl table runs");
     let vs_tp = match tp {
         None => String::new(),
         Some(bin) => {
             let query = std::env::temp_dir().join("ftl-bench-thread-state.sql");
             std::fs::write(&query, THREAD_STATE_QUERY).expect("write the query");
-            match best_run(|| {
+            match median_of_runs(|| {
                 common::run_timed(bin, &["-q".as_ref(), query.as_os_str(), path.as_os_str()])
             }) {
                 Ok((t, t_rss)) => format!(
@@ -313,9 +316,11 @@ fn report_thread_state(path: &Path, analyze: (Duration, f64), tp: Option<&Path>)
     );
 }
 
-/// Runs `ftl ARGS PATH` (best of three), and the baseline binary the same way if given, and prints their row
-/// beside the read baseline, with the input's actual SurfaceFrames and ftl's SurfaceFrames per second when
-/// `frames` is given. RSS in MB. Returns ftl's best time and peak RSS.
+/// Runs `ftl ARGS PATH` and, if given, the baseline binary in turn, [`RUNS`] times each, and prints
+/// their row beside the read baseline: each one's median time (one run on a shared machine can take twice
+/// another's, so a single best run can favour either build) and largest peak RSS, with the input's actual
+/// SurfaceFrames and ftl's SurfaceFrames per second when `frames` is given. RSS in MB. Returns ftl's median time
+/// and peak RSS.
 fn report_ftl(
     path: &Path,
     args: &[&str],
@@ -325,20 +330,30 @@ fn report_ftl(
 ) -> (Duration, f64) {
     let bytes = std::fs::metadata(path).expect("stat input").len() as f64;
     let mb_s = |d: Duration| bytes / MB / d.as_secs_f64();
-    let (analyze, rss) = best_run(|| Ok(common::run_ftl(args, path))).expect("ftl runs");
-    let (base_mb_s, ratio, base_rss) =
-        match base.map(|bin| best_run(|| common::run_bin(bin, args, path))) {
-            None => ("-".into(), "-".into(), "-".into()),
-            Some(Err(e)) => {
-                eprintln!("baseline failed: {e}");
-                ("failed".into(), "-".into(), "-".into())
+    let mut ours = Vec::new();
+    let mut theirs: Option<Result<Vec<(Duration, f64)>, String>> = base.map(|_| Ok(Vec::new()));
+    for _ in 0..RUNS {
+        ours.push(common::run_ftl(args, path));
+        if let (Some(bin), Some(Ok(runs))) = (base, &mut theirs) {
+            match common::run_bin(bin, args, path) {
+                Ok(run) => runs.push(run),
+                Err(e) => theirs = Some(Err(e)),
             }
-            Some(Ok((elapsed, rss))) => (
-                format!("{:.0}", mb_s(elapsed)),
-                format!("{:.2}", elapsed.as_secs_f64() / analyze.as_secs_f64()),
-                format!("{rss:.1}"),
-            ),
-        };
+        }
+    }
+    let (analyze, rss) = median_run(ours);
+    let (base_mb_s, ratio, base_rss) = match theirs.map(|runs| runs.map(median_run)) {
+        None => ("-".into(), "-".into(), "-".into()),
+        Some(Err(e)) => {
+            eprintln!("baseline failed: {e}");
+            ("failed".into(), "-".into(), "-".into())
+        }
+        Some(Ok((elapsed, rss))) => (
+            format!("{:.0}", mb_s(elapsed)),
+            format!("{:.2}", elapsed.as_secs_f64() / analyze.as_secs_f64()),
+            format!("{rss:.1}"),
+        ),
+    };
     let (frames, frames_per_s) = match frames {
         Some(n) => (
             n.to_string(),
@@ -363,18 +378,22 @@ fn report_ftl(
     (analyze, rss)
 }
 
-/// Best of three runs of a binary: the shortest wall time and the largest peak RSS (MB) seen.
-fn best_run(
+/// The median wall time and the largest peak RSS (MB) of some runs.
+fn median_run(mut runs: Vec<(Duration, f64)>) -> (Duration, f64) {
+    let rss = runs.iter().map(|r| r.1).fold(0.0, f64::max);
+    runs.sort_by_key(|r| r.0);
+    (
+        runs.get(runs.len() / 2).map_or(Duration::ZERO, |r| r.0),
+        rss,
+    )
+}
+
+/// [`RUNS`] runs of a binary: their median wall time and the largest peak RSS (MB) seen.
+fn median_of_runs(
     mut run: impl FnMut() -> Result<(Duration, f64), String>,
 ) -> Result<(Duration, f64), String> {
-    let mut peak_rss_mb: f64 = 0.0;
-    let mut best = Duration::MAX;
-    for _ in 0..RUNS {
-        let (elapsed, rss_mb) = run()?;
-        best = best.min(elapsed);
-        peak_rss_mb = peak_rss_mb.max(rss_mb);
-    }
-    Ok((best, peak_rss_mb))
+    let runs = (0..RUNS).map(|_| run()).collect::<Result<Vec<_>, _>>()?;
+    Ok(median_run(runs))
 }
 
 fn best_of(mut run: impl FnMut() -> Duration) -> Duration {
