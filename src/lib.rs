@@ -45,6 +45,13 @@ use input::Compression;
 use model::{Timeline, TimelineBuilder};
 use std::path::Path;
 
+/// What a scoped thread returned; its panic resumed on the joining thread.
+pub(crate) fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// A trace read into the model, with what the decoder saw.
 #[derive(Debug, Clone)]
 pub struct LoadedTrace {

@@ -18,7 +18,7 @@ pub mod vsync;
 use crate::decode::DecodeSummary;
 use crate::input::Compression;
 use crate::model::{ExpectedBounds, Frames, ImportStats, SurfaceFrame, Timeline};
-use crate::LoadedTrace;
+use crate::{joined, LoadedTrace};
 use frames::{DisplayFrameRow, FrameRow};
 use metrics::{LayerSummary, MetricTotals, ProcessMetrics};
 use serde::Serialize;
@@ -308,13 +308,6 @@ pub fn analyze_each(
     each: &mut dyn FnMut(FrameRow),
 ) -> Report {
     analyze_rows(trace, path, config, true, each)
-}
-
-/// What a scoped thread returned; its panic resumed on this thread.
-fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    handle
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// [`analyze_each`], the rows' present intervals set only `with_intervals`.

@@ -146,9 +146,7 @@ pub fn decode_beside<R: BufRead + Send>(
             finisher.finish(&mut batch, sink);
             let _ = spent.send(batch);
         }
-        let mut summary = decoder
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let mut summary = crate::joined(decoder)?;
         finisher.count_into(&mut summary);
         Ok(summary)
     })

@@ -220,10 +220,7 @@ impl TimelineBuilder {
             // The app sections and the thread states are built on a second core while this thread pairs the
             // FrameTimeline events.
             let app = scope.spawn(move || (sections.build(), sched.build()));
-            self.pair(|| {
-                app.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
+            self.pair(|| crate::joined(app))
         })
     }
 

@@ -26,7 +26,8 @@ const DRAIN_LAG: usize = 4 * RUN;
 /// Timestamped records, kept sorted by timestamp as they are pushed (ties in push order).
 #[derive(Debug)]
 pub struct TsOrder<T> {
-    /// The records merged so far, in order from `head` (all records in push order once not `incremental`).
+    /// The records merged so far, in order from `head`; once not `incremental`, the later ones follow in push
+    /// order (sorted only at the end).
     items: Vec<(i64, T)>,
     /// `items[..head]` were handed out by [`TsOrder::drain_settled`]: dead slots, removed now and then.
     head: usize,

@@ -218,9 +218,7 @@ fn write_batches<T: Serialize + Default, R>(
             };
             let filled = fill(&mut batches).and_then(|made| batches.end().map(|()| made));
             drop(batches);
-            writer
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            crate::joined(writer)?;
             filled
         })
     })
