@@ -17,7 +17,7 @@ const REPLAY_LAG_NS: i64 = 2_000_000_000;
 /// them on ([`SchedBuilder::push`]), through Perfetto's `ThreadStateTracker` as soon as no earlier event should
 /// come: memory is bounded by the events of the last 2 s (`REPLAY_LAG_NS`) and the rows kept, which are those of the
 /// threads that draw frames ([`SchedBuilder::keep`]) unless [`SchedBuilder::all_rows`]. The replay runs on a
-/// thread of its own, started by the first scheduler event (a trace without any starts none), which takes what
+/// thread of its own, started by the first hand-off of events (a trace without any starts none), which takes what
 /// this builder is given in order.
 #[derive(Debug, Default)]
 pub struct SchedBuilder {
@@ -36,15 +36,18 @@ pub struct SchedBuilder {
     /// Per thread kept: the replay's time when it was asked to keep it (`None`: before the replay began); its
     /// rows are complete from then on.
     kept: FxHashMap<i32, Option<i64>>,
-    /// What came before the first event, handed on when the replay thread starts.
-    waiting: Vec<Message>,
+    /// Messages not handed on yet: they go to the replay thread together once they hold
+    /// [`EVENTS_PER_HAND_OFF`] events (one wake-up of the replay thread per hand-off, not per bundle).
+    outbox: Vec<Message>,
+    /// The events in [`SchedBuilder::outbox`].
+    outbox_events: usize,
     worker: Option<Worker>,
 }
 
 /// The replay thread and what feeds it.
 #[derive(Debug)]
 struct Worker {
-    sender: std::sync::mpsc::SyncSender<Message>,
+    sender: std::sync::mpsc::SyncSender<Vec<Message>>,
     thread: std::thread::JoinHandle<Replayer>,
 }
 
@@ -57,8 +60,12 @@ enum Message {
     Until(i64),
 }
 
-/// Bundles in flight to the replay thread: bounds the memory when it falls behind.
-const MESSAGES_IN_FLIGHT: usize = 64;
+/// Events handed to the replay thread at a time: a bundle holds a few hundred, and a hand-off per bundle woke the
+/// replay thread thousands of times per trace.
+const EVENTS_PER_HAND_OFF: usize = 8192;
+
+/// Hand-offs in flight to the replay thread: bounds the memory when it falls behind.
+const HAND_OFFS_IN_FLIGHT: usize = 4;
 
 impl SchedBuilder {
     /// This builder, replaying only once every event is known (for a trace whose events came too late for the
@@ -120,19 +127,29 @@ impl SchedBuilder {
         }
     }
 
-    /// Hands `message` to the replay thread; the first events start it, and until then messages wait.
+    /// Queues `message` for the replay thread, handing the queue on once it holds enough events.
     fn send(&mut self, message: Message) {
-        if self.worker.is_none() && !matches!(message, Message::Events(..)) {
-            self.waiting.push(message);
+        if let Message::Events(_, events) = &message {
+            self.outbox_events += events.len().max(1);
+        }
+        self.outbox.push(message);
+        if self.outbox_events >= EVENTS_PER_HAND_OFF {
+            self.hand_off();
+        }
+    }
+
+    /// Hands the queued messages to the replay thread, which the first events start (until then messages wait).
+    fn hand_off(&mut self) {
+        if self.worker.is_none() && self.outbox_events == 0 {
             return;
         }
         let all = self.all;
         let worker = self.worker.get_or_insert_with(|| {
-            let (sender, messages) = std::sync::mpsc::sync_channel(MESSAGES_IN_FLIGHT);
+            let (sender, messages) = std::sync::mpsc::sync_channel(HAND_OFFS_IN_FLIGHT);
             let thread = std::thread::spawn(move || {
                 let mut replayer = Replayer::default();
                 replayer.replay.tracker.all = all;
-                for message in messages {
+                for message in messages.into_iter().flatten() {
                     replayer.take(message);
                 }
                 replayer
@@ -140,13 +157,13 @@ impl SchedBuilder {
             Worker { sender, thread }
         });
         // A closed channel means the replay thread panicked: `build` resumes its panic.
-        for message in self.waiting.drain(..).chain([message]) {
-            let _ = worker.sender.send(message);
-        }
+        let _ = worker.sender.send(std::mem::take(&mut self.outbox));
+        self.outbox_events = 0;
     }
 
     /// The model, `None` without any scheduler event. Errors: none; a panic of the replay thread is resumed here.
-    pub fn build(self) -> Option<Sched> {
+    pub fn build(mut self) -> Option<Sched> {
+        self.hand_off();
         let Worker { sender, thread } = self.worker?;
         drop(sender);
         let replayer = thread
