@@ -3,6 +3,7 @@
 //! view with present-based FPS and the pacing metrics of the layer's present fences ([`super::pacing`], the same
 //! code as every text capture's).
 
+use super::app::blame::LateStage;
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_by, percentile_ns};
@@ -10,6 +11,7 @@ use crate::model::jank::{jank_component_set, jank_components, COMPONENT_NAMES};
 use crate::model::{
     FrameSeries, JankTag, NameSource, Process, SeriesFrames, SharedStr, Slice, Source,
 };
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -166,7 +168,7 @@ impl<'a> Rows<'a> {
     }
     /// The slices' indexes per process, ascending pid, each in token order.
     fn by_process(&self) -> Vec<(i32, Vec<u32>)> {
-        let mut groups: rustc_hash::FxHashMap<i32, Vec<u32>> = Default::default();
+        let mut groups: FxHashMap<i32, Vec<u32>> = Default::default();
         for (i, s) in self.actual.iter().enumerate() {
             groups.entry(s.pid).or_default().push(i as u32);
         }
@@ -429,12 +431,20 @@ pub fn layer_summaries(rows: &[FrameRow], period_ns: Option<i64>) -> Vec<LayerSu
 /// never holds them all.
 #[derive(Debug, Default)]
 pub struct LayerSummaries {
-    layers: BTreeMap<(i32, SharedStr), LayerFrames>,
+    /// Each layer's rows, in the order first met.
+    layers: Vec<LayerFrames>,
+    /// Each layer's place in [`LayerSummaries::layers`].
+    places: FxHashMap<(i32, SharedStr), usize>,
+    /// The place of the layer of the last row added: rows come in runs of one layer, so most rows skip the
+    /// lookup in [`LayerSummaries::places`].
+    last: Option<usize>,
 }
 
 /// One layer's rows, as [`LayerSummaries`] keeps them.
 #[derive(Debug, Default)]
 struct LayerFrames {
+    pid: i32,
+    layer_name: SharedStr,
     process_name: SharedStr,
     frames: u64,
     janky: u64,
@@ -442,11 +452,14 @@ struct LayerFrames {
     sf_janky: u64,
     dropped: u64,
     stuffed: u64,
-    jank_tags: BTreeMap<&'static str, u64>,
-    late_stages: BTreeMap<&'static str, u64>,
+    /// Frames per jank tag, by [`JankTag`]'s place in [`JankTag::ALL`].
+    jank_tags: [u64; JankTag::ALL.len()],
+    /// Late frames per stage, by [`LateStage`]'s place in [`LateStage::ALL`].
+    late_stages: [u64; LateStage::ALL.len()],
     late_causes: BTreeMap<String, u64>,
-    /// Frames per `jank_type` string (few distinct ones), split into components at the end.
-    jank_types: BTreeMap<SharedStr, u64>,
+    /// Frames per `jank_type` string (few distinct ones, shared by the rows that have them), split into
+    /// components at the end.
+    jank_types: Vec<(SharedStr, u64)>,
     dur_ns: Vec<i64>,
     overrun_ns: Vec<i64>,
     series: SeriesFrames,
@@ -455,13 +468,29 @@ struct LayerFrames {
 impl LayerSummaries {
     /// Adds one SurfaceFrame row.
     pub fn add(&mut self, r: &FrameRow) {
-        let l = self
-            .layers
-            .entry((r.pid, r.layer_name.clone()))
-            .or_insert_with(|| LayerFrames {
-                process_name: r.process_name.clone(),
-                ..LayerFrames::default()
-            });
+        let place = match self.last {
+            Some(i) if self.layers[i].pid == r.pid && self.layers[i].layer_name == r.layer_name => {
+                i
+            }
+            _ => {
+                let next = self.layers.len();
+                let i = *self
+                    .places
+                    .entry((r.pid, r.layer_name.clone()))
+                    .or_insert(next);
+                if i == next {
+                    self.layers.push(LayerFrames {
+                        pid: r.pid,
+                        layer_name: r.layer_name.clone(),
+                        process_name: r.process_name.clone(),
+                        ..LayerFrames::default()
+                    });
+                }
+                self.last = Some(i);
+                i
+            }
+        };
+        let l = &mut self.layers[place];
         let tag = r.labels.jank_tag;
         l.frames += 1;
         l.janky += u64::from(tag.is_janky());
@@ -472,9 +501,9 @@ impl LayerSummaries {
             tag,
             JankTag::BufferStuffing | JankTag::SurfaceFlingerStuffing
         ));
-        *l.jank_tags.entry(tag.name()).or_default() += 1;
+        l.jank_tags[tag as usize] += 1;
         if let Some(stage) = r.late_stage {
-            *l.late_stages.entry(stage.name()).or_default() += 1;
+            l.late_stages[stage as usize] += 1;
         }
         if let Some(cause) = r.threads.cause() {
             match l.late_causes.get_mut(cause) {
@@ -484,11 +513,14 @@ impl LayerSummaries {
                 }
             }
         }
-        match l.jank_types.get_mut(&r.labels.jank_type) {
-            Some(n) => *n += 1,
-            None => {
-                l.jank_types.insert(r.labels.jank_type.clone(), 1);
-            }
+        // Equal `SharedStr`s are mostly one allocation: the comparison is then a pointer's.
+        match l
+            .jank_types
+            .iter_mut()
+            .find(|(t, _)| *t == r.labels.jank_type)
+        {
+            Some((_, n)) => *n += 1,
+            None => l.jank_types.push((r.labels.jank_type.clone(), 1)),
         }
         l.dur_ns.extend(r.shown_dur_ns());
         l.overrun_ns.extend(r.overrun_ns);
@@ -497,15 +529,15 @@ impl LayerSummaries {
 
     /// The summaries, by pid then layer name.
     pub fn finish(self, period_ns: Option<i64>) -> Vec<LayerSummary> {
-        self.layers
-            .into_iter()
-            .map(|((pid, layer), l)| l.summary(pid, &layer, period_ns))
-            .collect()
+        let mut layers = self.layers;
+        layers.sort_unstable_by(|a, b| (a.pid, &a.layer_name).cmp(&(b.pid, &b.layer_name)));
+        layers.into_iter().map(|l| l.summary(period_ns)).collect()
     }
 }
 
 impl LayerFrames {
-    fn summary(self, pid: i32, layer: &str, period_ns: Option<i64>) -> LayerSummary {
+    fn summary(self, period_ns: Option<i64>) -> LayerSummary {
+        let (pid, layer) = (self.pid, &*self.layer_name);
         let mut components: BTreeMap<&str, u64> = BTreeMap::new();
         for (jank_type, n) in &self.jank_types {
             for c in jank_type.split(", ").filter(|c| !matches!(*c, "None" | "")) {
@@ -547,8 +579,8 @@ impl LayerFrames {
             sf_janky_frames: self.sf_janky,
             dropped_frames: self.dropped,
             stuffed_frames: self.stuffed,
-            jank_tags: self.jank_tags,
-            late_stages: self.late_stages,
+            jank_tags: named_counts(JankTag::ALL.map(JankTag::name), self.jank_tags),
+            late_stages: named_counts(LateStage::ALL.map(LateStage::name), self.late_stages),
             late_causes: self.late_causes,
             top_jank_types: top,
             frame_dur_ms_p50: percentile(&durs, 50.0),
@@ -560,6 +592,18 @@ impl LayerFrames {
             pacing: pacing(&series),
         }
     }
+}
+
+/// The non-zero `counts` under their `names`.
+fn named_counts<const N: usize>(
+    names: [&'static str; N],
+    counts: [u64; N],
+) -> BTreeMap<&'static str, u64> {
+    names
+        .into_iter()
+        .zip(counts)
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 /// The frame-time distributions of some SurfaceFrame rows, ms, ascending: what the per-layer and triage
@@ -592,5 +636,22 @@ impl FrameTimes {
             dur_ms: sorted_ms(dur_ns),
             overrun_ms: sorted_ms(overrun_ns),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_and_stages_sit_at_their_discriminants() {
+        assert!(JankTag::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, t)| *t as usize == i));
+        assert!(LateStage::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, s)| *s as usize == i));
     }
 }

@@ -278,6 +278,18 @@ pub enum JankTag {
 }
 
 impl JankTag {
+    /// Every tag, in declaration order (`tag as usize` is its place).
+    pub const ALL: [JankTag; 8] = [
+        JankTag::Unspecified,
+        JankTag::SelfJank,
+        JankTag::OtherJank,
+        JankTag::DroppedFrame,
+        JankTag::BufferStuffing,
+        JankTag::SurfaceFlingerStuffing,
+        JankTag::NonPerceivable,
+        JankTag::NoJank,
+    ];
+
     /// Perfetto's string.
     pub fn name(self) -> &'static str {
         match self {

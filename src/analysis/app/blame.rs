@@ -125,7 +125,7 @@ pub enum LateStage {
 }
 
 impl LateStage {
-    /// Every stage, in report order.
+    /// Every stage, in report order, which is also declaration order (`stage as usize` is its place).
     pub const ALL: [LateStage; 6] = [
         LateStage::UiThread,
         LateStage::RenderThread,
