@@ -26,6 +26,7 @@ pub const EXPLANATION: &str = "idle gaps (ftl's rule; no peer defines one)
     The peers' own numbers (fps, avg_surface_fps, perfdog_*) stay as their owners define them, idle time
     included. The verdict uses the idle-aware numbers; the capture picture breaks its frame-time line at idle
     gaps (grey bands).";
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// The activity numbers of one series: its idle gaps and the pacing numbers computed without them. Every field is
@@ -59,19 +60,28 @@ pub fn idle_intervals(
     presents: &[i64],
     period_ns: i64,
 ) -> Option<Vec<bool>> {
-    let mut requested: Vec<(i64, i64)> = frames.into_iter().map(|(r, p)| (p, r)).collect();
-    if requested.is_empty() || period_ns <= 0 {
+    if period_ns <= 0 {
         return None;
     }
-    // By present, earliest request first: the first pair of each present is the one that decides.
-    requested.sort_unstable();
-    let mut pairs = requested.iter().peekable();
-    let mut idle = Vec::with_capacity(presents.len().saturating_sub(1));
-    for w in presents.windows(2) {
-        while pairs.next_if(|(p, _)| *p < w[1]).is_some() {}
-        let earliest = pairs.peek().filter(|(p, _)| *p == w[1]).map(|(_, r)| *r);
-        idle.push(earliest.is_some_and(|r| r > w[0].saturating_add(period_ns)));
+    // Per present, the earliest request among the frames shown at it: the one that decides.
+    let mut earliest: FxHashMap<i64, i64> = FxHashMap::default();
+    for (r, p) in frames {
+        earliest
+            .entry(p)
+            .and_modify(|e| *e = (*e).min(r))
+            .or_insert(r);
     }
+    if earliest.is_empty() {
+        return None;
+    }
+    let idle = presents
+        .windows(2)
+        .map(|w| {
+            earliest
+                .get(&w[1])
+                .is_some_and(|&r| r > w[0].saturating_add(period_ns))
+        })
+        .collect();
     Some(idle)
 }
 
