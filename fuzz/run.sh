@@ -17,11 +17,12 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # Seeds: the committed synthetic traces, the heads of the real traces (a cut trace is valid input), the real
 # captures, and one Choreographer log in each logcat format.
 seed() { mkdir -p "corpus/$1"; cp "$2" "corpus/$1/$(basename "$2")"; }
-for f in ../testdata/*.pftrace ../testdata/*.gz; do seed trace "$f"; seed file "$f"; done
+for f in ../testdata/*.pftrace ../testdata/*.gz; do seed trace "$f"; seed tables "$f"; seed file "$f"; done
 for f in "$shared"/traces/*; do
   case $f in *README*) continue ;; esac
-  mkdir -p corpus/trace corpus/file
+  mkdir -p corpus/trace corpus/tables corpus/file
   head -c 262144 "$f" > "corpus/trace/head_$(basename "$f")"
+  cp "corpus/trace/head_$(basename "$f")" corpus/tables/
   cp "corpus/trace/head_$(basename "$f")" corpus/file/
 done
 for f in "$shared"/text/*latency*.txt; do seed sf_latency "$f"; seed file "$f"; done
@@ -34,7 +35,7 @@ printf '11-23 10:00:00.500  4242  4249 I Choreographer: %s\n' "$msg" > corpus/lo
 cp corpus/logcat/*.txt corpus/file/
 
 status=0
-for target in trace file sf_latency gfxinfo logcat; do
+for target in trace tables file sf_latency gfxinfo logcat; do
   echo "== $target: $seconds s"
   # -detect_leaks=0: LeakSanitizer counts glibc's thread-exit registration for the still-running read-ahead
   # thread (32 bytes from __cxa_thread_atexit_impl) as a leak at the end of an input.
