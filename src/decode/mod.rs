@@ -109,33 +109,42 @@ pub fn decode_keeping<R: BufRead>(
 /// Batches [`decode_beside`]'s decoding thread may have ready beyond the one being taken.
 const READY_BATCHES: usize = 4;
 
+/// Batches waiting for the caller's thread from which on the decoding thread parses the next batch itself: with
+/// two waiting the caller's thread is the slower one. (Parsing only once all [`READY_BATCHES`] waited left the
+/// decoding thread blocked a quarter of the time on the FrameTimeline-dense replica while the caller's was busy.)
+const BEHIND_BATCHES: usize = 2;
+
 /// [`decode_keeping`] on a thread of its own, `sink` called on the caller's thread with the same events in the
 /// same order. Decoding (framing, ftrace walks, atrace line triage) and what the caller builds from the events
 /// run on two cores; the FrameTimeline events whose time is known, the few atrace lines triage does not settle and
 /// the process trees are read on the caller's thread, or on the decoding thread when the caller's falls behind
-/// (its batches waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at most
-/// 2,048 events, lines and messages and about 128 KiB of their bytes. Errors: those of [`decode_keeping`]; a panic
-/// on the decoding thread is resumed on the caller's.
+/// ([`BEHIND_BATCHES`] waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at
+/// most 2,048 events, lines and messages and about 128 KiB of their bytes. Errors: those of [`decode_keeping`]; a
+/// panic on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
     reader: R,
     keep_name: &(dyn Fn(&[u8]) -> bool + Sync),
     sink: &mut dyn FnMut(Event),
 ) -> Result<DecodeSummary, DecodeError> {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     use std::sync::mpsc;
+    // Batches handed on and not taken yet.
+    let waiting = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let (ready, taken) = mpsc::sync_channel::<staged::Batch>(READY_BATCHES);
         let (spent, recycled) = mpsc::channel::<staged::Batch>();
+        let waiting = &waiting;
         let decoder = scope.spawn(move || {
             let mut finisher = staged::Finisher::new(keep_name);
             let mut out = |batch: &mut staged::Batch| {
                 let next = recycled.try_recv().unwrap_or_default();
-                // A closed channel means the caller's side has gone (it only stops on a panic).
-                let batch = std::mem::replace(batch, next);
-                if let Err(mpsc::TrySendError::Full(mut behind)) = ready.try_send(batch) {
-                    // The caller's thread is behind: this one parses the batch while it would wait anyway.
-                    finisher.parse_in_place(&mut behind);
-                    let _ = ready.send(behind);
+                let mut batch = std::mem::replace(batch, next);
+                if waiting.load(Relaxed) >= BEHIND_BATCHES {
+                    finisher.parse_in_place(&mut batch);
                 }
+                waiting.fetch_add(1, Relaxed);
+                // A closed channel means the caller's side has gone (it only stops on a panic).
+                let _ = ready.send(batch);
             };
             let mut summary = packets::PacketDecoder::new(&mut out, keep_name).run(reader)?;
             finisher.count_into(&mut summary);
@@ -143,6 +152,7 @@ pub fn decode_beside<R: BufRead + Send>(
         });
         let mut finisher = staged::Finisher::new(keep_name);
         for mut batch in taken {
+            waiting.fetch_sub(1, Relaxed);
             finisher.finish(&mut batch, sink);
             let _ = spent.send(batch);
         }

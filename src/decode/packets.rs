@@ -515,12 +515,12 @@ impl<'s> PacketDecoder<'s> {
             self.summary.missing_timestamps += 1;
             return None;
         };
-        let seq_default = fields
-            .sequence_id
-            .and_then(|s| self.default_clock.get(&s).copied());
         let clock = fields
             .clock_id
-            .or(seq_default)
+            .or_else(|| {
+                let seq = fields.sequence_id?;
+                self.default_clock.get(&seq).copied()
+            })
             .unwrap_or(self.clock.trace_clock());
         Some((clock, raw))
     }
