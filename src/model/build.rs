@@ -424,16 +424,23 @@ fn identify_processes(
     layer_names: &[String],
     names: &FxHashMap<i32, (String, Option<i32>)>,
 ) -> BTreeMap<i32, Process> {
-    // Slices per pid and layer, then each distinct layer name read once.
+    // Slices per (pid, layer, display or not): one hash lookup per slice. Then per pid, each distinct layer name
+    // read once.
+    let mut slices: FxHashMap<(i32, Option<LayerId>, bool), usize> = FxHashMap::default();
+    for s in expected.iter().chain(actual) {
+        *slices
+            .entry((s.pid, s.layer, s.kind.is_display()))
+            .or_default() += 1;
+    }
     let mut layer_counts: BTreeMap<i32, FxHashMap<usize, usize>> = BTreeMap::new();
     let mut display_owners = FxHashSet::default();
-    for s in expected.iter().chain(actual) {
-        if s.kind.is_display() {
-            display_owners.insert(s.pid);
+    for ((pid, layer, display), n) in slices {
+        if display {
+            display_owners.insert(pid);
         }
-        let counts = layer_counts.entry(s.pid).or_default();
-        if let Some(l) = s.layer {
-            *counts.entry(layer_index(l)).or_default() += 1;
+        let counts = layer_counts.entry(pid).or_default();
+        if let Some(l) = layer {
+            *counts.entry(layer_index(l)).or_default() += n;
         }
     }
     layer_counts
