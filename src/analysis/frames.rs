@@ -212,10 +212,11 @@ pub struct DisplayFrameRow {
 /// Builds the per-frame rows in actual-slice order, with the re-derived labels `surface_labels` and
 /// `display_labels` (parallel to `frames.surface` and `frames.display`): gives `each` the SurfaceFrame rows one
 /// by one (each with its `present_interval_ns` if `with_intervals`, else without, for rows that are only
-/// summarised) and returns the DisplayFrame rows (none without `display_labels`). The expected slices are read
-/// from `expected` ([`Timeline::expected`]'s bounds). Takes the timeline, the links and the labels: the
-/// SurfaceFrame links and labels are freed before the DisplayFrame rows are built. `sections` are the trace's
-/// doFrame / DrawFrame sections and `work` the app's work per (pid, token) from them
+/// summarised) and returns the DisplayFrame rows (none without `display_labels`). With `second`, `each` takes the
+/// first half of the SurfaceFrames and `second`, on a thread of its own, the rest (each half in order). The
+/// expected slices are read from `expected` ([`Timeline::expected`]'s bounds). Takes the timeline, the links and
+/// the labels: the SurfaceFrame links and labels are freed before the DisplayFrame rows are built. `sections` are
+/// the trace's doFrame / DrawFrame sections and `work` the app's work per (pid, token) from them
 /// ([`super::app::blame::app_work`]).
 #[allow(clippy::too_many_arguments)]
 pub fn frame_rows(
@@ -227,81 +228,47 @@ pub fn frame_rows(
     (sections, work): (&FrameSections, &FxHashMap<(i32, i64), AppWork>),
     with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
+    second: Option<&mut (dyn FnMut(FrameRow) + Send)>,
 ) -> Option<Vec<DisplayFrameRow>> {
-    let bounds = |i: Option<usize>| {
-        let b = i.and_then(|i| expected.get(i));
-        (b.map(|b| b.0), b.and_then(|b| b.1))
-    };
     let timeline = &timeline;
     let threads = ThreadSource::new(timeline, sections);
-    let actual = |i: usize| timeline.actual.get(i);
-    let mut per_display = vec![0u64; frames.display.len()];
-    let mut jank_types = JankTypeNames::default();
-    let mut process_names: FxHashMap<i32, SharedStr> = FxHashMap::default();
-    let mut layer_names: FxHashMap<Option<LayerId>, SharedStr> = FxHashMap::default();
-    let mut row = |f: &SurfaceFrame, i: usize| {
-        let s = actual(f.actual())?;
-        let d = surface_labels.get(i);
-        let (exp_start, exp_end) = bounds(f.expected());
-        let df = f
-            .display()
-            .and_then(|d| frames.display.get(d))
-            .and_then(|d| actual(d.actual()));
-        if let Some(count) = f.display().and_then(|d| per_display.get_mut(d)) {
-            *count += 1;
-        }
-        let end = s.end_ns();
-        let w = work.get(&(s.pid, s.token)).copied().unwrap_or_default();
-        let deadline = FrameDeadline {
-            expected_start_ns: exp_start,
-            expected_end_ns: exp_end,
-            actual_end_ns: end,
-            jank_bits: s.jank_bits(),
-            display_jank_bits: df.map(Slice::jank_bits),
-        };
-        let stage = late_stage(&deadline, &w);
-        Some(FrameRow {
-            pid: s.pid,
-            process_name: process_names
-                .entry(s.pid)
-                .or_insert_with(|| timeline.process_name(s.pid).into())
-                .clone(),
-            layer_name: layer_names
-                .entry(s.layer)
-                .or_insert_with(|| timeline.layer_name(s.layer).into())
-                .clone(),
-            surface_frame_token: s.token,
-            display_frame_token: s.display_frame_token,
-            expected_start_ns: exp_start,
-            expected_end_ns: exp_end,
-            actual_start_ns: s.ts_ns,
-            actual_end_ns: end,
-            dur_ns: s.dur_ns,
-            present_ns: df.and_then(Slice::end_ns),
-            overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
-            app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
-            present_interval_ns: None,
-            labels: TracedLabels::of(s, &mut jank_types),
-            is_buffer: s.labels.is_buffer,
-            dropped: s.is_dropped(),
-            display_frame_jank_type: df.map(|df| jank_types.get(df.jank_bits())),
-            display_frame_present_type: df.map(Slice::present_type),
-            derived: DerivedLabels::of(d, s.jank_bits(), false, &mut jank_types),
-            late_stage: stage,
-            app_work: w.into(),
-            threads: threads
-                .as_ref()
-                .map(|t| t.columns(s.pid, s.token, stage))
-                .unwrap_or_default(),
-        })
-    };
     let intervals = with_intervals.then(|| PresentIntervals::of(timeline, &frames));
-    for (f, i) in frames.surface.iter().zip(0..) {
-        if let Some(mut r) = row(f, i) {
-            r.present_interval_ns = intervals.as_ref().and_then(|p| p.of_row(&r));
-            each(r);
+    let maker = || RowMaker {
+        timeline,
+        expected: &expected,
+        frames: &frames,
+        surface_labels: &surface_labels,
+        work,
+        threads: threads.as_ref(),
+        intervals: intervals.as_ref(),
+        per_display: vec![0; frames.display.len()],
+        jank_types: JankTypeNames::default(),
+        process_names: FxHashMap::default(),
+        layer_names: FxHashMap::default(),
+    };
+    let half = match second {
+        Some(_) => frames.surface.len() / 2,
+        None => frames.surface.len(),
+    };
+    let (per_display, mut jank_types) = std::thread::scope(|scope| {
+        let rest = second.map(|sink| {
+            let mut rows = maker();
+            scope.spawn(move || {
+                rows.give(half..rows.frames.surface.len(), sink);
+                rows.per_display
+            })
+        });
+        let mut rows = maker();
+        rows.give(0..half, each);
+        let mut per_display = rows.per_display;
+        if let Some(rest) = rest {
+            for (n, m) in per_display.iter_mut().zip(crate::joined(rest)) {
+                *n += m;
+            }
         }
-    }
+        (per_display, rows.jank_types)
+    });
+    let actual = |i: usize| timeline.actual.get(i);
     drop(intervals);
     // Freed before the DisplayFrame rows are allocated.
     drop(surface_labels);
@@ -316,7 +283,7 @@ pub fn frame_rows(
             .zip(&display_labels)
             .filter_map(|((d, surface_frames), derived)| {
                 let s = actual(d.actual())?;
-                let (exp_start, exp_end) = bounds(d.expected());
+                let (exp_start, exp_end) = bounds(&expected, d.expected());
                 Some(DisplayFrameRow {
                     pid: s.pid,
                     display_frame_token: s.token,
@@ -331,6 +298,109 @@ pub fn frame_rows(
             }),
     );
     Some(display_rows)
+}
+
+/// The expected start and end of the expected slice at place `i` of `expected`, if any.
+fn bounds(expected: &ExpectedBounds, i: Option<usize>) -> (Option<i64>, Option<i64>) {
+    let b = i.and_then(|i| expected.get(i));
+    (b.map(|b| b.0), b.and_then(|b| b.1))
+}
+
+/// Makes the SurfaceFrame rows of one run of [`Frames::surface`] ([`frame_rows`]), with its own interned
+/// strings and count of rows per DisplayFrame.
+struct RowMaker<'a> {
+    timeline: &'a Timeline,
+    expected: &'a ExpectedBounds,
+    frames: &'a Frames,
+    surface_labels: &'a [Derived],
+    work: &'a FxHashMap<(i32, i64), AppWork>,
+    threads: Option<&'a ThreadSource<'a>>,
+    intervals: Option<&'a PresentIntervals<'a>>,
+    /// SurfaceFrame rows made per DisplayFrame (by its place in [`Frames::display`]).
+    per_display: Vec<u64>,
+    jank_types: JankTypeNames,
+    process_names: FxHashMap<i32, SharedStr>,
+    layer_names: FxHashMap<Option<LayerId>, SharedStr>,
+}
+
+impl RowMaker<'_> {
+    /// Gives `each` the rows of the SurfaceFrames at `run` (places in [`Frames::surface`]), in order.
+    fn give(&mut self, run: std::ops::Range<usize>, each: &mut (impl FnMut(FrameRow) + ?Sized)) {
+        let frames = self.frames;
+        for (f, i) in frames.surface[run.clone()].iter().zip(run) {
+            if let Some(mut r) = self.row(f, i) {
+                r.present_interval_ns = self.intervals.and_then(|p| p.of_row(&r));
+                each(r);
+            }
+        }
+    }
+
+    /// The row of `f`, the `i`-th SurfaceFrame; `None` when its actual slice is missing.
+    fn row(&mut self, f: &SurfaceFrame, i: usize) -> Option<FrameRow> {
+        let timeline = self.timeline;
+        let actual = |i: usize| timeline.actual.get(i);
+        let s = actual(f.actual())?;
+        let d = self.surface_labels.get(i);
+        let (exp_start, exp_end) = bounds(self.expected, f.expected());
+        let df = f
+            .display()
+            .and_then(|d| self.frames.display.get(d))
+            .and_then(|d| actual(d.actual()));
+        if let Some(count) = f.display().and_then(|d| self.per_display.get_mut(d)) {
+            *count += 1;
+        }
+        let end = s.end_ns();
+        let w = self
+            .work
+            .get(&(s.pid, s.token))
+            .copied()
+            .unwrap_or_default();
+        let deadline = FrameDeadline {
+            expected_start_ns: exp_start,
+            expected_end_ns: exp_end,
+            actual_end_ns: end,
+            jank_bits: s.jank_bits(),
+            display_jank_bits: df.map(Slice::jank_bits),
+        };
+        let stage = late_stage(&deadline, &w);
+        let jank_types = &mut self.jank_types;
+        Some(FrameRow {
+            pid: s.pid,
+            process_name: self
+                .process_names
+                .entry(s.pid)
+                .or_insert_with(|| timeline.process_name(s.pid).into())
+                .clone(),
+            layer_name: self
+                .layer_names
+                .entry(s.layer)
+                .or_insert_with(|| timeline.layer_name(s.layer).into())
+                .clone(),
+            surface_frame_token: s.token,
+            display_frame_token: s.display_frame_token,
+            expected_start_ns: exp_start,
+            expected_end_ns: exp_end,
+            actual_start_ns: s.ts_ns,
+            actual_end_ns: end,
+            dur_ns: s.dur_ns,
+            present_ns: df.and_then(Slice::end_ns),
+            overrun_ns: end.zip(exp_end).map(|(a, e)| a - e),
+            app_vsync_delay_ns: exp_start.map(|e| s.ts_ns - e),
+            present_interval_ns: None,
+            labels: TracedLabels::of(s, jank_types),
+            is_buffer: s.labels.is_buffer,
+            dropped: s.is_dropped(),
+            display_frame_jank_type: df.map(|df| jank_types.get(df.jank_bits())),
+            display_frame_present_type: df.map(Slice::present_type),
+            derived: DerivedLabels::of(d, s.jank_bits(), false, jank_types),
+            late_stage: stage,
+            app_work: w.into(),
+            threads: self
+                .threads
+                .map(|t| t.columns(s.pid, s.token, stage))
+                .unwrap_or_default(),
+        })
+    }
 }
 
 /// Per layer, the distinct presents of its non-dropped SurfaceFrames, sorted: what a row's

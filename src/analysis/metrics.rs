@@ -527,11 +527,57 @@ impl LayerSummaries {
         l.series.push(r.series_frame());
     }
 
-    /// The summaries, by pid then layer name.
+    /// Adds the rows `later` summarised, which came after this one's (as if added here one by one).
+    pub fn append(&mut self, later: LayerSummaries) {
+        for l in later.layers {
+            let next = self.layers.len();
+            let i = *self
+                .places
+                .entry((l.pid, l.layer_name.clone()))
+                .or_insert(next);
+            if i == next {
+                self.layers.push(l);
+                continue;
+            }
+            let mine = &mut self.layers[i];
+            mine.frames += l.frames;
+            mine.janky += l.janky;
+            mine.app_janky += l.app_janky;
+            mine.sf_janky += l.sf_janky;
+            mine.dropped += l.dropped;
+            mine.stuffed += l.stuffed;
+            for (n, m) in mine.jank_tags.iter_mut().zip(l.jank_tags) {
+                *n += m;
+            }
+            for (n, m) in mine.late_stages.iter_mut().zip(l.late_stages) {
+                *n += m;
+            }
+            for (cause, m) in l.late_causes {
+                *mine.late_causes.entry(cause).or_default() += m;
+            }
+            for (jank_type, m) in l.jank_types {
+                match mine.jank_types.iter_mut().find(|(t, _)| *t == jank_type) {
+                    Some((_, n)) => *n += m,
+                    None => mine.jank_types.push((jank_type, m)),
+                }
+            }
+            mine.dur_ns.extend(l.dur_ns);
+            mine.overrun_ns.extend(l.overrun_ns);
+            mine.series.append(l.series);
+        }
+        self.last = None;
+    }
+
+    /// The summaries, by pid then layer name; the layers' pacing metrics are computed in parallel (rayon: the
+    /// global pool, or `batch`'s pool when called from one of its jobs).
     pub fn finish(self, period_ns: Option<i64>) -> Vec<LayerSummary> {
+        use rayon::prelude::*;
         let mut layers = self.layers;
         layers.sort_unstable_by(|a, b| (a.pid, &a.layer_name).cmp(&(b.pid, &b.layer_name)));
-        layers.into_iter().map(|l| l.summary(period_ns)).collect()
+        layers
+            .into_par_iter()
+            .map(|l| l.summary(period_ns))
+            .collect()
     }
 }
 

@@ -280,15 +280,27 @@ pub fn analyze(trace: LoadedTrace, path: &str, config: &Config) -> Report {
         );
     }
     let mut summaries = metrics::LayerSummaries::default();
-    // Rows only summarised need no present interval. Kept rows are summarised once the model is freed, so that
-    // the summaries' memory does not add to the model's.
-    let mut report = analyze_rows(trace, path, config, config.frame_rows, &mut |f| {
-        if config.frame_rows {
-            frames.push(f);
-        } else {
-            summaries.add(&f);
-        }
-    });
+    // Rows only summarised need no present interval, and are summarised in two halves on two cores. Kept rows
+    // are summarised once the model is freed, so that the summaries' memory does not add to the model's.
+    let mut second_half = metrics::LayerSummaries::default();
+    let mut summarise_second = |f: FrameRow| second_half.add(&f);
+    let second: Option<&mut (dyn FnMut(FrameRow) + Send)> =
+        (!config.frame_rows).then_some(&mut summarise_second);
+    let mut report = analyze_rows(
+        trace,
+        path,
+        config,
+        config.frame_rows,
+        &mut |f| {
+            if config.frame_rows {
+                frames.push(f);
+            } else {
+                summaries.add(&f);
+            }
+        },
+        second,
+    );
+    summaries.append(second_half);
     frames.iter().for_each(|f| summaries.add(f));
     report.layers = summaries.finish(report.vsync.period_ns);
     if let Some(m) = report.macrobenchmark.as_mut() {
@@ -307,16 +319,45 @@ pub fn analyze_each(
     config: &Config,
     each: &mut dyn FnMut(FrameRow),
 ) -> Report {
-    analyze_rows(trace, path, config, true, each)
+    analyze_rows(trace, path, config, true, each, None)
 }
 
-/// [`analyze_each`], the rows' present intervals set only `with_intervals`.
+/// What [`analyze_rows`] counts of the SurfaceFrame rows it gives out (of the processes and layers asked for).
+#[derive(Debug, Default)]
+struct RowCounts {
+    /// Rows without their doFrame / DrawFrame sections.
+    without_app_sections: u64,
+    /// Rows late on the UI thread or RenderThread without a cause.
+    without_cause: u64,
+}
+
+impl RowCounts {
+    fn count(&mut self, f: &FrameRow) {
+        self.without_app_sections += u64::from(f.app_work.0.is_none());
+        let thread_stage = matches!(
+            f.late_stage,
+            Some(app::blame::LateStage::UiThread | app::blame::LateStage::RenderThread)
+        );
+        self.without_cause += u64::from(thread_stage && f.threads.cause().is_none());
+    }
+
+    fn plus(self, other: RowCounts) -> RowCounts {
+        RowCounts {
+            without_app_sections: self.without_app_sections + other.without_app_sections,
+            without_cause: self.without_cause + other.without_cause,
+        }
+    }
+}
+
+/// [`analyze_each`], the rows' present intervals set only `with_intervals`; with `second`, the second half of the
+/// rows go to `second`, made on a thread of their own ([`frames::frame_rows`]).
 fn analyze_rows(
     trace: LoadedTrace,
     path: &str,
     config: &Config,
     with_intervals: bool,
     each: &mut dyn FnMut(FrameRow),
+    second: Option<&mut (dyn FnMut(FrameRow) + Send)>,
 ) -> Report {
     let LoadedTrace {
         mut timeline,
@@ -384,13 +425,22 @@ fn analyze_rows(
                 .as_ref()
                 .is_none_or(|g| g.matches(&f.layer_name))
     };
-    let mut without_app_sections = 0;
-    let mut without_cause = 0;
     let cause_data_missing = if work.is_empty() {
         Vec::new()
     } else {
         app::threads::missing_data(&timeline)
     };
+    let (mut first_counts, mut second_counts) = (RowCounts::default(), RowCounts::default());
+    let keeps = &keeps;
+    let mut second = second.map(|sink| {
+        let counts = &mut second_counts;
+        move |f: FrameRow| {
+            if keeps(&f) {
+                counts.count(&f);
+                sink(f);
+            }
+        }
+    });
     let display_frames = frames::frame_rows(
         timeline,
         expected,
@@ -401,16 +451,18 @@ fn analyze_rows(
         with_intervals,
         &mut |f| {
             if keeps(&f) {
-                without_app_sections += u64::from(f.app_work.0.is_none());
-                let thread_stage = matches!(
-                    f.late_stage,
-                    Some(app::blame::LateStage::UiThread | app::blame::LateStage::RenderThread)
-                );
-                without_cause += u64::from(thread_stage && f.threads.cause().is_none());
+                first_counts.count(&f);
                 each(f);
             }
         },
+        second
+            .as_mut()
+            .map(|s| s as &mut (dyn FnMut(FrameRow) + Send)),
     );
+    let RowCounts {
+        without_app_sections,
+        without_cause,
+    } = first_counts.plus(second_counts);
     // The model, links and labels are gone: their pages go back.
     crate::memory::release_freed();
     processes.retain(|m| config.keeps_process(Some(&m.name), Some(m.pid)));

@@ -125,6 +125,21 @@ impl SeriesFrames {
         self.len += 1;
     }
 
+    /// Appends `later`'s frames, as [`SeriesFrames::push`] would one by one.
+    pub fn append(&mut self, later: SeriesFrames) {
+        for (column, theirs) in self.columns.iter_mut().zip(later.columns) {
+            match (column.is_empty(), theirs.is_empty()) {
+                (true, true) => {}
+                (false, true) => column.resize(self.len + later.len, ABSENT),
+                (_, false) => {
+                    column.resize(self.len, ABSENT);
+                    column.extend(theirs);
+                }
+            }
+        }
+        self.len += later.len;
+    }
+
     /// Number of frames.
     pub fn len(&self) -> usize {
         self.len
@@ -274,6 +289,26 @@ impl CaptureDiagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appending_gives_what_pushing_one_by_one_gives() {
+        // Each time present in some frames only, on either side of every split point.
+        let frames: Vec<SeriesFrame> = (0..6i64)
+            .map(|i| SeriesFrame {
+                expected_start_ns: (i < 2).then_some(i),
+                ready_ns: (i >= 4).then_some(10 + i),
+                present_ns: (i % 2 == 0).then_some(20 + i),
+                desired_present_ns: (i == 3).then_some(i64::MIN),
+                ..Default::default()
+            })
+            .collect();
+        let whole: SeriesFrames = frames.iter().copied().collect();
+        for split in 0..=frames.len() {
+            let mut first: SeriesFrames = frames[..split].iter().copied().collect();
+            first.append(frames[split..].iter().copied().collect());
+            assert_eq!(first, whole, "split at {split}");
+        }
+    }
 
     #[test]
     fn presents_are_sorted_and_distinct() {
