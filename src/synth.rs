@@ -444,7 +444,7 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         token: s.token,
                         display_frame_token: s.display_frame_token,
                         pid: s.pid,
-                        layer_name: s.layer_name.clone(),
+                        layer_name: s.layer_name.as_deref().map(str::to_string),
                     })
                 }
                 SliceKind::ActualSurfaceFrame => {
@@ -453,7 +453,7 @@ fn encode_event(event: &FrameTimelineEvent) -> proto::FrameTimelineEvent {
                         token: s.token,
                         display_frame_token: s.display_frame_token,
                         pid: s.pid,
-                        layer_name: s.layer_name.clone(),
+                        layer_name: s.layer_name.as_deref().map(str::to_string),
                         present_type: l.present_type.get().map(i32::from),
                         on_time_finish: l.on_time_finish,
                         gpu_composition: l.gpu_composition,

@@ -150,8 +150,9 @@ pub struct FrameStart {
     pub display_frame_token: Option<i64>,
     /// Process that owns the slice (SurfaceFlinger for DisplayFrames, the app for SurfaceFrames).
     pub pid: Option<i32>,
-    /// SurfaceFrames only: the layer name, e.g. `TX - com.pkg/com.pkg.MainActivity#12`.
-    pub layer_name: Option<String>,
+    /// SurfaceFrames only: the layer name, e.g. `TX - com.pkg/com.pkg.MainActivity#12` (the decoder keeps one
+    /// copy of each distinct name, which its events share).
+    pub layer_name: Option<std::sync::Arc<str>>,
     /// Actual kinds only: SurfaceFlinger's labels.
     pub labels: FrameLabels,
 }

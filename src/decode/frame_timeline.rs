@@ -10,6 +10,7 @@ use super::plain::{fixed32, key, len_value, skip, text, varint};
 use super::proto;
 use super::wire::{Bytes, FIXED32, LEN, VARINT};
 use prost::Message;
+use std::sync::Arc;
 
 const FRAME_END: u32 = 5;
 const FRAME_END_COOKIE: u32 = 1;
@@ -70,16 +71,36 @@ const ACTUAL_SURFACE: &[Slot] = &[
     JankSeverityScore,
 ];
 
+/// The layer names met so far, one shared copy each: a SurfaceFrame event takes a reference to its layer's name,
+/// not an allocation of its own (a FrameTimeline-dense trace names a few dozen layers in millions of events).
+#[derive(Debug, Default)]
+pub(super) struct LayerNames(rustc_hash::FxHashSet<Arc<str>>);
+
+impl LayerNames {
+    /// The shared copy of `name`.
+    fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = name.into();
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
 /// The event of a `FrameTimelineEvent` message: [`read`] from its bytes, else decoded by prost; `None` when prost
-/// cannot decode it either (a malformed packet).
-pub(super) fn decode(message: &[u8]) -> Option<FrameTimelineEvent> {
-    read(message).or_else(|| Some(from_prost(proto::FrameTimelineEvent::decode(message).ok()?)))
+/// cannot decode it either (a malformed packet). Layer names are shared through `names`.
+pub(super) fn decode(message: &[u8], names: &mut LayerNames) -> Option<FrameTimelineEvent> {
+    read(message, names).or_else(|| {
+        let event = proto::FrameTimelineEvent::decode(message).ok()?;
+        Some(from_prost(event, names))
+    })
 }
 
 /// The event prost's decode of the same bytes converts to ([`from_prost`]); `None` when the bytes are not that
 /// plain — see the module doc — and prost must decide. A message with none of the oneof's members is
 /// [`FrameTimelineEvent::Empty`].
-fn read(message: &[u8]) -> Option<FrameTimelineEvent> {
+fn read(message: &[u8], names: &mut LayerNames) -> Option<FrameTimelineEvent> {
     let mut wire = Bytes::new(message);
     let mut event = None;
     while !wire.at_eof() {
@@ -88,10 +109,20 @@ fn read(message: &[u8]) -> Option<FrameTimelineEvent> {
             (field @ 1..=FRAME_END, LEN) if event.is_none() => {
                 let bytes = len_value(&mut wire)?;
                 event = Some(match field {
-                    1 => start(SliceKind::ExpectedDisplayFrame, EXPECTED_DISPLAY, bytes)?,
-                    2 => start(SliceKind::ActualDisplayFrame, ACTUAL_DISPLAY, bytes)?,
-                    3 => start(SliceKind::ExpectedSurfaceFrame, EXPECTED_SURFACE, bytes)?,
-                    4 => start(SliceKind::ActualSurfaceFrame, ACTUAL_SURFACE, bytes)?,
+                    1 => start(
+                        SliceKind::ExpectedDisplayFrame,
+                        EXPECTED_DISPLAY,
+                        bytes,
+                        names,
+                    )?,
+                    2 => start(SliceKind::ActualDisplayFrame, ACTUAL_DISPLAY, bytes, names)?,
+                    3 => start(
+                        SliceKind::ExpectedSurfaceFrame,
+                        EXPECTED_SURFACE,
+                        bytes,
+                        names,
+                    )?,
+                    4 => start(SliceKind::ActualSurfaceFrame, ACTUAL_SURFACE, bytes, names)?,
                     _ => frame_end(bytes)?,
                 });
             }
@@ -118,7 +149,12 @@ fn frame_end(bytes: &[u8]) -> Option<FrameTimelineEvent> {
 
 /// A `*Start` message of `kind`, whose fields are `slots`. Scalars are read as prost reads them: an `int64` is
 /// the varint's 64 bits, an `int32` their low 32, a `bool` any non-zero value; the last occurrence wins.
-fn start(kind: SliceKind, slots: &[Slot], bytes: &[u8]) -> Option<FrameTimelineEvent> {
+fn start(
+    kind: SliceKind,
+    slots: &[Slot],
+    bytes: &[u8],
+    names: &mut LayerNames,
+) -> Option<FrameTimelineEvent> {
     let mut wire = Bytes::new(bytes);
     let mut s = FrameStart {
         kind,
@@ -144,7 +180,7 @@ fn start(kind: SliceKind, slots: &[Slot], bytes: &[u8]) -> Option<FrameTimelineE
             (Token, VARINT) => s.token = Some(varint(&mut wire)? as i64),
             (DisplayFrameToken, VARINT) => s.display_frame_token = Some(varint(&mut wire)? as i64),
             (Pid, VARINT) => s.pid = Some(varint(&mut wire)? as i32),
-            (LayerName, LEN) => s.layer_name = Some(text(&mut wire)?.to_owned()),
+            (LayerName, LEN) => s.layer_name = Some(names.get(text(&mut wire)?)),
             (PresentType, VARINT) => present_type = Some(varint(&mut wire)? as i32),
             (PredictionType, VARINT) => prediction_type = Some(varint(&mut wire)? as i32),
             (JankSeverityType, VARINT) => jank_severity_type = Some(varint(&mut wire)? as i32),
@@ -176,19 +212,20 @@ fn start(kind: SliceKind, slots: &[Slot], bytes: &[u8]) -> Option<FrameTimelineE
 }
 
 /// prost's `FrameTimelineEvent` as ftl's event.
-fn from_prost(ev: proto::FrameTimelineEvent) -> FrameTimelineEvent {
+fn from_prost(ev: proto::FrameTimelineEvent, names: &mut LayerNames) -> FrameTimelineEvent {
     use proto::frame_timeline_event::Event as E;
-    let start = |kind, cookie, token, display_frame_token, pid, layer_name, labels| {
-        FrameTimelineEvent::Start(FrameStart {
-            kind,
-            cookie,
-            token,
-            display_frame_token,
-            pid,
-            layer_name,
-            labels,
-        })
-    };
+    let mut start =
+        |kind, cookie, token, display_frame_token, pid, layer_name: Option<String>, labels| {
+            FrameTimelineEvent::Start(FrameStart {
+                kind,
+                cookie,
+                token,
+                display_frame_token,
+                pid,
+                layer_name: layer_name.map(|n| names.get(&n)),
+                labels,
+            })
+        };
     match ev.event {
         None => FrameTimelineEvent::Empty,
         Some(E::FrameEnd(e)) => FrameTimelineEvent::End { cookie: e.cookie },
@@ -263,11 +300,14 @@ mod tests {
     /// read from the same bytes the same way.
     fn by_prost(bytes: &[u8]) -> Option<String> {
         let event = proto::FrameTimelineEvent::decode(bytes).ok()?;
-        Some(format!("{:?}", from_prost(event)))
+        Some(format!(
+            "{:?}",
+            from_prost(event, &mut LayerNames::default())
+        ))
     }
 
     fn by_reader(bytes: &[u8]) -> Option<String> {
-        read(bytes).map(|e| format!("{e:?}"))
+        read(bytes, &mut LayerNames::default()).map(|e| format!("{e:?}"))
     }
 
     fn real_events() -> Vec<Vec<u8>> {

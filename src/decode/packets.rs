@@ -118,6 +118,8 @@ pub(super) struct PacketDecoder<'s> {
     comms: rustc_hash::FxHashMap<i32, (Box<[u8]>, u64)>,
     /// The items of the last ftrace bundle, emptied: its memory serves the next bundle.
     items: Vec<FtraceItem<'static>>,
+    /// The layer names of the FrameTimeline events read here (those waiting for a clock snapshot).
+    layer_names: frame_timeline::LayerNames,
     summary: DecodeSummary,
 }
 
@@ -135,6 +137,7 @@ impl<'s> PacketDecoder<'s> {
             pending: Vec::new(),
             comms: Default::default(),
             items: Vec::new(),
+            layer_names: Default::default(),
             summary: DecodeSummary::default(),
         }
     }
@@ -294,7 +297,7 @@ impl<'s> PacketDecoder<'s> {
                     let full = self.batch.frame_timeline(ts_ns, clock, bytes);
                     self.hand_on_if(full);
                 }
-                None => match frame_timeline::decode(bytes) {
+                None => match frame_timeline::decode(bytes, &mut self.layer_names) {
                     Some(event) => self.frame_timeline(fields, event),
                     None => self.summary.malformed_packets += 1,
                 },

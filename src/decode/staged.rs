@@ -126,6 +126,7 @@ pub(super) struct Finisher<'k> {
     /// The events vector [`Finisher::parse_in_place`] last took out of a batch, kept for the next one.
     spare: Vec<(usize, Event)>,
     trees: tree::TreeReader,
+    layer_names: frame_timeline::LayerNames,
 }
 
 impl<'k> Finisher<'k> {
@@ -138,6 +139,7 @@ impl<'k> Finisher<'k> {
             last_clock_id: None,
             spare: Vec::new(),
             trees: tree::TreeReader::default(),
+            layer_names: Default::default(),
         }
     }
 
@@ -199,7 +201,7 @@ impl<'k> Finisher<'k> {
                 clock,
                 at,
                 len,
-            } => match frame_timeline::decode(&bytes[at..at + len]) {
+            } => match frame_timeline::decode(&bytes[at..at + len], &mut self.layer_names) {
                 Some(event) => {
                     // A trace records its FrameTimeline events on one clock: the set is touched only when
                     // the clock changes.

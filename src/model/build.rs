@@ -183,7 +183,7 @@ impl TimelineBuilder {
         } else {
             s.display_frame_token?
         };
-        let layer = s.layer_name.map(|name| self.intern(name));
+        let layer = s.layer_name.map(|name| self.intern(&name));
         let (cookie, token, pid) = (s.cookie?, s.token?, s.pid?);
         // Expected slices carry no labels: only actual ones take a slot.
         let labels = if s.kind.is_expected() {
@@ -202,13 +202,13 @@ impl TimelineBuilder {
         })
     }
 
-    fn intern(&mut self, name: String) -> LayerId {
-        if let Some(id) = self.layer_ids.get(&name) {
+    fn intern(&mut self, name: &str) -> LayerId {
+        if let Some(id) = self.layer_ids.get(name) {
             return *id;
         }
         let id = LayerId::MIN.saturating_add(self.layer_names.len() as u32);
-        self.layer_names.push(name.clone());
-        self.layer_ids.insert(name, id);
+        self.layer_names.push(name.to_string());
+        self.layer_ids.insert(name.to_string(), id);
         id
     }
 

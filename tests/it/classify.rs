@@ -239,7 +239,7 @@ impl Sim {
             token: Some(token),
             display_frame_token: (!display).then_some(dft),
             pid: Some(if display { SF_PID } else { APP_PID }),
-            layer_name: (!display).then(|| "TX - com.example/com.example.Main#0".to_string()),
+            layer_name: (!display).then(|| "TX - com.example/com.example.Main#0".into()),
             labels,
         };
         self.events.push(Event::FrameTimeline {

@@ -256,7 +256,7 @@ impl Gen {
             token: Some(token),
             display_frame_token: Some(100 + token),
             pid: Some(PID),
-            layer_name: Some(String::new()),
+            layer_name: Some("".into()),
             labels: FrameLabels::default(),
         };
         self.0.slice(start, ts, ts + dur);
