@@ -473,19 +473,15 @@ impl LayerSummaries {
                 i
             }
             _ => {
-                let next = self.layers.len();
-                let i = *self
-                    .places
-                    .entry((r.pid, r.layer_name.clone()))
-                    .or_insert(next);
-                if i == next {
+                let i = self.place_of(r.pid, &r.layer_name).unwrap_or_else(|new| {
                     self.layers.push(LayerFrames {
                         pid: r.pid,
                         layer_name: r.layer_name.clone(),
                         process_name: r.process_name.clone(),
                         ..LayerFrames::default()
                     });
-                }
+                    new
+                });
                 self.last = Some(i);
                 i
             }
@@ -527,18 +523,25 @@ impl LayerSummaries {
         l.series.push(r.series_frame());
     }
 
+    /// The place in [`LayerSummaries::layers`] of the layer `(pid, layer_name)`; `Err` with the place it takes
+    /// when it has none yet (the caller then pushes it there).
+    fn place_of(&mut self, pid: i32, layer_name: &SharedStr) -> Result<usize, usize> {
+        let next = self.layers.len();
+        let i = *self.places.entry((pid, layer_name.clone())).or_insert(next);
+        if i == next {
+            Err(next)
+        } else {
+            Ok(i)
+        }
+    }
+
     /// Adds the rows `later` summarised, which came after this one's (as if added here one by one).
     pub fn append(&mut self, later: LayerSummaries) {
         for l in later.layers {
-            let next = self.layers.len();
-            let i = *self
-                .places
-                .entry((l.pid, l.layer_name.clone()))
-                .or_insert(next);
-            if i == next {
+            let Ok(i) = self.place_of(l.pid, &l.layer_name) else {
                 self.layers.push(l);
                 continue;
-            }
+            };
             let mine = &mut self.layers[i];
             mine.frames += l.frames;
             mine.janky += l.janky;

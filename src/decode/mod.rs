@@ -118,7 +118,7 @@ const BEHIND_BATCHES: usize = 2;
 /// same order. Decoding (framing, ftrace walks, atrace line triage) and what the caller builds from the events
 /// run on two cores; the FrameTimeline events whose time is known, the few atrace lines triage does not settle and
 /// the process trees are read on the caller's thread, or on the decoding thread when the caller's falls behind
-/// ([`BEHIND_BATCHES`] waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at
+/// (two batches waiting), so that either load is shared. Memory: at most 6 batches in flight, each of at
 /// most 2,048 events, lines and messages and about 128 KiB of their bytes. Errors: those of [`decode_keeping`]; a
 /// panic on the decoding thread is resumed on the caller's.
 pub fn decode_beside<R: BufRead + Send>(
