@@ -349,6 +349,20 @@ impl RowCounts {
     }
 }
 
+/// `sink` behind the filter `keeps`, counting in `counts` the rows it lets through.
+fn counted<'a, S: FnMut(FrameRow) + ?Sized>(
+    keeps: &'a impl Fn(&FrameRow) -> bool,
+    counts: &'a mut RowCounts,
+    sink: &'a mut S,
+) -> impl FnMut(FrameRow) + 'a {
+    move |f| {
+        if keeps(&f) {
+            counts.count(&f);
+            sink(f);
+        }
+    }
+}
+
 /// [`analyze_each`], the rows' present intervals set only `with_intervals`; with `second`, the second half of the
 /// rows go to `second`, made on a thread of their own ([`frames::frame_rows`]).
 fn analyze_rows(
@@ -432,15 +446,7 @@ fn analyze_rows(
     };
     let (mut first_counts, mut second_counts) = (RowCounts::default(), RowCounts::default());
     let keeps = &keeps;
-    let mut second = second.map(|sink| {
-        let counts = &mut second_counts;
-        move |f: FrameRow| {
-            if keeps(&f) {
-                counts.count(&f);
-                sink(f);
-            }
-        }
-    });
+    let mut second = second.map(|sink| counted(keeps, &mut second_counts, sink));
     let display_frames = frames::frame_rows(
         timeline,
         expected,
@@ -449,16 +455,12 @@ fn analyze_rows(
         display,
         (&sections, &work),
         with_intervals,
-        &mut |f| {
-            if keeps(&f) {
-                first_counts.count(&f);
-                each(f);
-            }
-        },
+        &mut counted(keeps, &mut first_counts, each),
         second
             .as_mut()
             .map(|s| s as &mut (dyn FnMut(FrameRow) + Send)),
     );
+    drop(second);
     let RowCounts {
         without_app_sections,
         without_cause,
