@@ -26,7 +26,6 @@ pub const EXPLANATION: &str = "idle gaps (ftl's rule; no peer defines one)
     The peers' own numbers (fps, avg_surface_fps, perfdog_*) stay as their owners define them, idle time
     included. The verdict uses the idle-aware numbers; the capture picture breaks its frame-time line at idle
     gaps (grey bands).";
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// The activity numbers of one series: its idle gaps and the pacing numbers computed without them. Every field is
@@ -63,24 +62,30 @@ pub fn idle_intervals(
     if period_ns <= 0 {
         return None;
     }
-    // Per present, the earliest request among the frames shown at it: the one that decides.
-    let mut earliest: FxHashMap<i64, i64> = FxHashMap::default();
+    // Per present (by its index), the earliest request among the frames shown at it: the one that decides. Frames
+    // come mostly in present order, so a frame's present is usually the previous frame's or the next one.
+    let mut earliest: Vec<Option<i64>> = vec![None; presents.len()];
+    let (mut any, mut at) = (false, 0usize);
     for (r, p) in frames {
-        earliest
-            .entry(p)
-            .and_modify(|e| *e = (*e).min(r))
-            .or_insert(r);
+        any = true;
+        at = match presents.get(at..at + 2) {
+            Some([a, _]) if *a == p => at,
+            Some([_, b]) if *b == p => at + 1,
+            _ => match presents.binary_search(&p) {
+                Ok(i) => i,
+                Err(_) => continue,
+            },
+        };
+        let e = &mut earliest[at];
+        *e = Some(e.map_or(r, |e| e.min(r)));
     }
-    if earliest.is_empty() {
+    if !any {
         return None;
     }
     let idle = presents
         .windows(2)
-        .map(|w| {
-            earliest
-                .get(&w[1])
-                .is_some_and(|&r| r > w[0].saturating_add(period_ns))
-        })
+        .zip(&earliest[1.min(presents.len())..])
+        .map(|(w, r)| r.is_some_and(|r| r > w[0].saturating_add(period_ns)))
         .collect();
     Some(idle)
 }
@@ -173,6 +178,37 @@ mod tests {
         );
         assert_eq!(idle_intervals([], &presents, P), None);
         assert_eq!(idle_intervals([(0, 0)], &presents, 0), None);
+    }
+
+    #[test]
+    fn frames_in_any_order_and_presents_not_listed_give_the_same_intervals() {
+        // 40 presents 16 ms apart with a 1 s gap after every 10th; two frames per present, requested one or
+        // two vsyncs ahead, except the first frame after each gap, requested just before it shows.
+        let presents: Vec<i64> = (0..40).map(|i| i * P + (i / 10) * 1_000 * MS).collect();
+        let mut frames: Vec<(i64, i64)> = presents
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &p)| {
+                let first = i % 10 == 0 && i > 0;
+                [(if first { p - P } else { p - 2 * P }, p), (p - P, p)]
+            })
+            .collect();
+        frames.push((0, 5 * MS)); // a present that is not in the list is ignored
+        let want: Vec<bool> = (1..40).map(|i| i % 10 == 0).collect();
+        assert_eq!(
+            idle_intervals(frames.clone(), &presents, P),
+            Some(want.clone())
+        );
+        frames.reverse();
+        assert_eq!(
+            idle_intervals(frames.clone(), &presents, P),
+            Some(want.clone())
+        );
+        // A fixed shuffle: every 7th frame first (7 and 81 are coprime).
+        let shuffled: Vec<(i64, i64)> = (0..frames.len())
+            .map(|i| frames[i * 7 % frames.len()])
+            .collect();
+        assert_eq!(idle_intervals(shuffled, &presents, P), Some(want));
     }
 
     #[test]
