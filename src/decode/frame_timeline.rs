@@ -73,17 +73,29 @@ const ACTUAL_SURFACE: &[Slot] = &[
 
 /// The layer names met so far, one shared copy each: a SurfaceFrame event takes a reference to its layer's name,
 /// not an allocation of its own (a FrameTimeline-dense trace names a few dozen layers in millions of events).
+/// The last name given is compared first: consecutive events mostly name the same layer, and comparing a name
+/// costs less than hashing it.
 #[derive(Debug, Default)]
-pub(super) struct LayerNames(rustc_hash::FxHashSet<Arc<str>>);
+pub(super) struct LayerNames {
+    names: rustc_hash::FxHashSet<Arc<str>>,
+    last: Option<Arc<str>>,
+}
 
 impl LayerNames {
     /// The shared copy of `name`.
     fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(name) {
-            return shared.clone();
+        if let Some(last) = self.last.as_ref().filter(|last| ***last == *name) {
+            return last.clone();
         }
-        let shared: Arc<str> = name.into();
-        self.0.insert(shared.clone());
+        let shared = match self.names.get(name) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared: Arc<str> = name.into();
+                self.names.insert(shared.clone());
+                shared
+            }
+        };
+        self.last = Some(shared.clone());
         shared
     }
 }
