@@ -242,12 +242,9 @@ impl TimelineBuilder {
         } = self.pairing;
         expected.shrink_to_fit();
         actual.shrink_to_fit();
-        stats.unterminated_slices = expected
-            .iter()
-            .chain(&actual)
-            .filter(|s| s.dur_ns < 0)
-            .count() as u64;
-        let processes = identify_processes(&expected, &actual, &self.layer_names, &self.names);
+        let (owned, unterminated) = census(&expected, &actual);
+        stats.unterminated_slices = unterminated;
+        let processes = identify_processes(owned, &self.layer_names, &self.names);
         let (app, sched) = app();
         Timeline {
             expected,
@@ -416,22 +413,30 @@ impl Pairing {
     }
 }
 
-/// Names every pid that owns slices: `ProcessTree` first; else SurfaceFlinger for the DisplayFrame owner; else
-/// the app most of its layer names point to.
+/// Slices per (pid, layer, DisplayFrame or not).
+type Owned = FxHashMap<(i32, Option<LayerId>, bool), usize>;
+
+/// One pass over the slices (a FrameTimeline-dense trace holds hundreds of thousands): how many each (pid,
+/// layer, DisplayFrame or not) owns, and how many never ended.
+fn census(expected: &[Slice], actual: &[Slice]) -> (Owned, u64) {
+    let mut owned = Owned::default();
+    let mut unterminated = 0;
+    for s in expected.iter().chain(actual) {
+        *owned
+            .entry((s.pid, s.layer, s.kind.is_display()))
+            .or_default() += 1;
+        unterminated += u64::from(s.dur_ns < 0);
+    }
+    (owned, unterminated)
+}
+
+/// Names every pid that owns slices ([`census`]): `ProcessTree` first; else SurfaceFlinger for the DisplayFrame
+/// owner; else the app most of its layer names point to (each distinct layer name read once per pid).
 fn identify_processes(
-    expected: &[Slice],
-    actual: &[Slice],
+    slices: Owned,
     layer_names: &[String],
     names: &FxHashMap<i32, (String, Option<i32>)>,
 ) -> BTreeMap<i32, Process> {
-    // Slices per (pid, layer, display or not): one hash lookup per slice. Then per pid, each distinct layer name
-    // read once.
-    let mut slices: FxHashMap<(i32, Option<LayerId>, bool), usize> = FxHashMap::default();
-    for s in expected.iter().chain(actual) {
-        *slices
-            .entry((s.pid, s.layer, s.kind.is_display()))
-            .or_default() += 1;
-    }
     let mut layer_counts: BTreeMap<i32, FxHashMap<usize, usize>> = BTreeMap::new();
     let mut display_owners = FxHashSet::default();
     for ((pid, layer, display), n) in slices {
