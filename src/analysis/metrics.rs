@@ -7,7 +7,7 @@ use super::app::blame::LateStage;
 use super::frames::FrameRow;
 use super::pacing::{pacing, Pacing};
 use super::percentile::{percentile, percentile_by, percentile_ns};
-use crate::model::jank::{jank_component_set, jank_components, COMPONENT_NAMES};
+use crate::model::jank::{jank_component_set, COMPONENT_NAMES};
 use crate::model::{
     FrameSeries, JankTag, NameSource, Process, SeriesFrames, SharedStr, Slice, Source,
 };
@@ -117,30 +117,51 @@ pub struct MetricTotals {
     pub jank_types: Vec<JankTypeCount>,
 }
 
+/// Sets of jank-type components (bitsets of [`COMPONENT_NAMES`] indexes, as [`jank_component_set`] gives) that
+/// flag a row as the metric's app, SurfaceFlinger or dropped frame.
+struct Flags {
+    app: u32,
+    sf: u32,
+    dropped: u32,
+}
+
+impl Flags {
+    fn new() -> Self {
+        let set = |names: &[&str]| {
+            (COMPONENT_NAMES.iter().zip(0..))
+                .filter(|(name, _)| names.contains(name))
+                .fold(0, |set, (_, i)| set | 1 << i)
+        };
+        Flags {
+            app: set(&APP_JANK),
+            sf: set(&SF_JANK),
+            dropped: set(&[DROPPED]),
+        }
+    }
+}
+
 /// An actual slice as the metric reads it: its jank-type components and score.
 #[derive(Clone, Copy)]
-struct MetricRow<'a>(&'a Slice);
+struct MetricRow<'a> {
+    slice: &'a Slice,
+    /// Its components ([`jank_component_set`]).
+    components: u32,
+    flags: &'a Flags,
+}
 
 impl MetricRow<'_> {
-    /// The jank-type components (the `jank_type` string split at `", "`).
-    fn components(&self) -> impl Iterator<Item = &'static str> {
-        jank_components(self.0.jank_bits())
-    }
-    fn has(&self, names: &[&str]) -> bool {
-        self.components().any(|c| names.contains(&c))
-    }
     fn app(&self) -> bool {
-        self.has(&APP_JANK)
+        self.components & self.flags.app != 0
     }
     fn sf(&self) -> bool {
-        self.has(&SF_JANK)
+        self.components & self.flags.sf != 0
     }
     fn dropped(&self) -> bool {
-        self.has(&[DROPPED])
+        self.components & self.flags.dropped != 0
     }
     /// |jank severity score|.
     fn score(&self) -> f32 {
-        self.0.labels.jank_severity_score().unwrap_or(0.0).abs()
+        self.slice.labels.jank_severity_score().unwrap_or(0.0).abs()
     }
 }
 
@@ -148,11 +169,17 @@ impl MetricRow<'_> {
 /// memory on FrameTimeline-dense traces), in runs of one token.
 struct Rows<'a> {
     actual: &'a [Slice],
+    flags: Flags,
 }
 
 impl<'a> Rows<'a> {
-    fn row(&self, i: u32) -> MetricRow<'a> {
-        MetricRow(&self.actual[i as usize])
+    fn row(&self, i: u32) -> MetricRow<'_> {
+        let slice = &self.actual[i as usize];
+        MetricRow {
+            slice,
+            components: jank_component_set(slice.jank_bits()),
+            flags: &self.flags,
+        }
     }
     fn token(&self, i: u32) -> i64 {
         self.actual[i as usize].token
@@ -191,7 +218,7 @@ struct TokenFrame {
 }
 
 impl TokenFrame {
-    fn of<'a>(group: impl Iterator<Item = MetricRow<'a>> + Clone) -> Self {
+    fn of<'r>(group: impl Iterator<Item = MetricRow<'r>> + Clone) -> Self {
         TokenFrame {
             app: group.clone().any(|r| r.app()),
             sf: group.clone().any(|r| r.sf()),
@@ -250,9 +277,9 @@ fn jank_type_counts(rows: &Rows<'_>, order: &[u32]) -> Vec<JankTypeCount> {
         // The token's components per column, as sets of component indexes.
         let mut seen = [0u32; 7];
         for r in group.iter().map(|&i| rows.row(i)) {
-            let set = jank_component_set(r.0.jank_bits());
+            let set = r.components;
             seen[0] |= set;
-            if let Some(column) = seen.get_mut(r.0.present_type() as usize + 1) {
+            if let Some(column) = seen.get_mut(r.slice.present_type() as usize + 1) {
                 *column |= set;
             }
         }
@@ -296,7 +323,10 @@ pub fn frame_timeline_metric(
     actual: &[Slice],
     processes: &BTreeMap<i32, Process>,
 ) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let rows = Rows { actual };
+    let rows = Rows {
+        actual,
+        flags: Flags::new(),
+    };
     // Grouped by process, then by token (the order of a token's rows does not matter).
     let groups = rows.by_process();
     let processes: Vec<ProcessMetrics> = groups
@@ -308,7 +338,7 @@ pub fn frame_timeline_metric(
                 .iter()
                 .map(|&i| rows.row(i))
                 .filter(|r| !r.dropped())
-                .map(|r| r.0.dur_ns)
+                .map(|r| r.slice.dur_ns)
                 .collect();
             durs.sort_unstable();
             let ms = |p| percentile_by(durs.len(), |i| durs[i] as f64 / 1e6, p);
