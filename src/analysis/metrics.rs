@@ -629,10 +629,6 @@ impl LayerFrames {
             .collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         top.truncate(3);
-        let FrameTimes {
-            dur_ms: durs,
-            overrun_ms: overruns,
-        } = FrameTimes::from_ns(self.dur_ns, self.overrun_ns);
         let series = FrameSeries {
             source: Source::Perfetto,
             pid: Some(pid),
@@ -643,6 +639,15 @@ impl LayerFrames {
             presents_from: "present fence (DisplayFrame end)",
             frames: self.series,
         };
+        // The sorted frame times beside the pacing: on the largest layer each is milliseconds of work.
+        let (times, pacing) = rayon::join(
+            || FrameTimes::from_ns(self.dur_ns, self.overrun_ns),
+            || pacing(&series),
+        );
+        let FrameTimes {
+            dur_ms: durs,
+            overrun_ms: overruns,
+        } = times;
         LayerSummary {
             pid,
             process_name: self.process_name.to_string(),
@@ -668,7 +673,7 @@ impl LayerFrames {
             overrun_frames: overruns.iter().filter(|o| **o > 0.0).count() as u64,
             overrun_ms_p99: percentile(&overruns, 99.0),
             overrun_ms_max: overruns.last().copied(),
-            pacing: pacing(&series),
+            pacing,
         }
     }
 }

@@ -338,8 +338,67 @@ fn mean(values: &[f64]) -> Option<f64> {
 }
 
 /// Computes every pacing metric of `series` (its distinct presents, its period, its desired presents).
+/// Chromium's three buckets are computed beside the rest (`rayon::join`: on a long series each part takes
+/// milliseconds, and the other core is often free by then, the largest layer finishing last).
 pub fn pacing(series: &FrameSeries) -> Pacing {
     let presents = series.presents();
+    let period = series.period_ns.unwrap_or(0);
+    let (buckets, mut p) = rayon::join(
+        || {
+            (period > 0).then(|| {
+                [
+                    presents.as_slice(),
+                    bucket(&presents, 0.99),
+                    bucket(&presents, 0.5),
+                ]
+                .map(|slice| surface_stats(slice, period))
+            })
+        },
+        || without_buckets(series, &presents, period),
+    );
+    let mut diagnostics = Vec::new();
+    match buckets {
+        None => diagnostics.push("surface_stats_collector: no refresh period".to_string()),
+        Some([whole, last_99, last_50]) => {
+            let mut fields = |suffix: &str, stats: Result<SurfaceStats, &str>| match stats {
+                Ok(s) => (
+                    Some(s.avg_surface_fps),
+                    Some(s.jank_count),
+                    Some(s.max_frame_delay),
+                    Some(s.frame_lengths),
+                ),
+                Err(why) => {
+                    diagnostics.push(format!("surface_stats_collector{suffix}: {why}"));
+                    (None, None, None, None)
+                }
+            };
+            (
+                p.avg_surface_fps,
+                p.jank_count,
+                p.max_frame_delay,
+                p.frame_lengths,
+            ) = fields("", whole);
+            (
+                p.avg_surface_fps_99,
+                p.jank_count_99,
+                p.max_frame_delay_99,
+                p.frame_lengths_99,
+            ) = fields("_99", last_99);
+            (
+                p.avg_surface_fps_50,
+                p.jank_count_50,
+                p.max_frame_delay_50,
+                p.frame_lengths_50,
+            ) = fields("_50", last_50);
+        }
+    }
+    p.pacing_diagnostics.splice(0..0, diagnostics);
+    p
+}
+
+/// Every pacing metric of `series` but Chromium's buckets, from its distinct ascending `presents` and its
+/// period (≤ 0 when unknown).
+fn without_buckets(series: &FrameSeries, presents: &[i64], period: i64) -> Pacing {
     let mut p = Pacing {
         presented_frames: presents.len() as u64,
         presents_from: series.presents_from,
@@ -355,67 +414,30 @@ pub fn pacing(series: &FrameSeries) -> Pacing {
         period_from: series.period_from,
         ..Pacing::default()
     };
-    let period = series.period_ns.unwrap_or(0);
-    if period <= 0 {
-        p.pacing_diagnostics
-            .push("surface_stats_collector: no refresh period".to_string());
-    } else {
-        let mut bucket_stats = |suffix: &str, slice: &[i64]| match surface_stats(slice, period) {
-            Ok(s) => (
-                Some(s.avg_surface_fps),
-                Some(s.jank_count),
-                Some(s.max_frame_delay),
-                Some(s.frame_lengths),
-            ),
-            Err(why) => {
-                p.pacing_diagnostics
-                    .push(format!("surface_stats_collector{suffix}: {why}"));
-                (None, None, None, None)
-            }
-        };
-        (
-            p.avg_surface_fps,
-            p.jank_count,
-            p.max_frame_delay,
-            p.frame_lengths,
-        ) = bucket_stats("", &presents);
-        (
-            p.avg_surface_fps_99,
-            p.jank_count_99,
-            p.max_frame_delay_99,
-            p.frame_lengths_99,
-        ) = bucket_stats("_99", bucket(&presents, 0.99));
-        (
-            p.avg_surface_fps_50,
-            p.jank_count_50,
-            p.max_frame_delay_50,
-            p.frame_lengths_50,
-        ) = bucket_stats("_50", bucket(&presents, 0.5));
-    }
-    if let Some(d) = perfdog(&presents) {
+    if let Some(d) = perfdog(presents) {
         p.perfdog_jank = Some(d.jank);
         p.perfdog_big_jank = Some(d.big_jank);
         p.perfdog_stutter_pct = Some(d.stutter_pct);
     }
-    p.activity = idle_intervals(series.frames.requested_and_present(), &presents, period)
-        .map(|idle| activity(&presents, &idle))
+    p.activity = idle_intervals(series.frames.requested_and_present(), presents, period)
+        .map(|idle| activity(presents, &idle))
         .unwrap_or_default();
-    if whole_seconds(&presents).is_none() {
+    if whole_seconds(presents).is_none() {
         p.pacing_diagnostics.push(
             "presents span more than 31 days, or more than a day at under one present a minute (a clock \
              fault): no per-second series"
                 .to_string(),
         );
     }
-    p.fps_per_second = fps_per_second(&presents);
+    p.fps_per_second = fps_per_second(presents);
     let fps: Vec<f64> = p.fps_per_second.iter().map(|&c| c as f64).collect();
     p.fps_min = fps.iter().copied().reduce(f64::min);
     p.fps_mean = mean(&fps);
     p.fps_variance = p
         .fps_mean
         .map(|m| fps.iter().map(|f| (f - m) * (f - m)).sum::<f64>() / fps.len() as f64);
-    [p.fps_1pct_low, p.fps_0_1pct_low] = low_fps(&presents, [0.01, 0.001]);
-    p.sm_per_second = sm_per_second(series.frames.desired_and_present(), &presents, period);
+    [p.fps_1pct_low, p.fps_0_1pct_low] = low_fps(presents, [0.01, 0.001]);
+    p.sm_per_second = sm_per_second(series.frames.desired_and_present(), presents, period);
     if let Some(sm) = &p.sm_per_second {
         let values: Vec<f64> = sm.iter().map(|&v| v as f64).collect();
         p.sm = mean(&values);
