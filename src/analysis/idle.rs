@@ -182,8 +182,9 @@ mod tests {
 
     #[test]
     fn frames_in_any_order_and_presents_not_listed_give_the_same_intervals() {
-        // 40 presents 16 ms apart with a 1 s gap after every 10th; two frames per present, requested one or
-        // two vsyncs ahead, except the first frame after each gap, requested just before it shows.
+        // 40 presents 16 ms apart with a 1 s gap after every 10th; two frames per present, requested two and one
+        // vsyncs ahead, except at the first present after each gap, whose frames were both asked for one vsync
+        // before it (long after the previous present: idle).
         let presents: Vec<i64> = (0..40).map(|i| i * P + (i / 10) * 1_000 * MS).collect();
         let mut frames: Vec<(i64, i64)> = presents
             .iter()
