@@ -118,7 +118,7 @@ pub struct MetricTotals {
 }
 
 /// Sets of jank-type components (bitsets of [`COMPONENT_NAMES`] indexes, as [`jank_component_set`] gives) that
-/// flag a row as the metric's app, SurfaceFlinger or dropped frame.
+/// flag a row as the metric's app, SurfaceFlinger or dropped frame: [`FLAGS`].
 struct Flags {
     app: u32,
     sf: u32,
@@ -140,24 +140,26 @@ impl Flags {
     }
 }
 
+/// The metric's [`Flags`], made from the component names once.
+static FLAGS: std::sync::LazyLock<Flags> = std::sync::LazyLock::new(Flags::new);
+
 /// An actual slice as the metric reads it: its jank-type components and score.
 #[derive(Clone, Copy)]
 struct MetricRow<'a> {
     slice: &'a Slice,
     /// Its components ([`jank_component_set`]).
     components: u32,
-    flags: &'a Flags,
 }
 
 impl MetricRow<'_> {
     fn app(&self) -> bool {
-        self.components & self.flags.app != 0
+        self.components & FLAGS.app != 0
     }
     fn sf(&self) -> bool {
-        self.components & self.flags.sf != 0
+        self.components & FLAGS.sf != 0
     }
     fn dropped(&self) -> bool {
-        self.components & self.flags.dropped != 0
+        self.components & FLAGS.dropped != 0
     }
     /// |jank severity score|.
     fn score(&self) -> f32 {
@@ -169,16 +171,14 @@ impl MetricRow<'_> {
 /// memory on FrameTimeline-dense traces), in runs of one token.
 struct Rows<'a> {
     actual: &'a [Slice],
-    flags: Flags,
 }
 
 impl<'a> Rows<'a> {
-    fn row(&self, i: u32) -> MetricRow<'_> {
+    fn row(&self, i: u32) -> MetricRow<'a> {
         let slice = &self.actual[i as usize];
         MetricRow {
             slice,
             components: jank_component_set(slice.jank_bits()),
-            flags: &self.flags,
         }
     }
     fn token(&self, i: u32) -> i64 {
@@ -218,7 +218,7 @@ struct TokenFrame {
 }
 
 impl TokenFrame {
-    fn of<'r>(group: impl Iterator<Item = MetricRow<'r>> + Clone) -> Self {
+    fn of<'a>(group: impl Iterator<Item = MetricRow<'a>> + Clone) -> Self {
         TokenFrame {
             app: group.clone().any(|r| r.app()),
             sf: group.clone().any(|r| r.sf()),
@@ -323,10 +323,7 @@ pub fn frame_timeline_metric(
     actual: &[Slice],
     processes: &BTreeMap<i32, Process>,
 ) -> (Vec<ProcessMetrics>, MetricTotals) {
-    let rows = Rows {
-        actual,
-        flags: Flags::new(),
-    };
+    let rows = Rows { actual };
     // Grouped by process, then by token (the order of a token's rows does not matter).
     let groups = rows.by_process();
     let processes: Vec<ProcessMetrics> = groups
