@@ -459,17 +459,16 @@ pub fn classify_trace(
     let mut surface = vec![Derived::default(); frames.surface.len()];
     // Frames without a latch first (no trace time is i64::MIN: Perfetto drops negative timestamps); a frame
     // without its actual slice is skipped below.
-    let order = stable_order(frames.surface.len(), |i| {
-        let f = &frames.surface[i];
-        let latch = f
-            .display()
-            .and_then(|d| frames.display.get(d))
-            .and_then(|d| actual(d.actual()));
-        (
-            latch.map_or(i64::MIN, |d| d.ts_ns),
-            actual(f.actual()).map_or(i64::MIN, |s| s.token),
-        )
-    });
+    let order = latch_order(
+        frames.surface.len(),
+        frames.display.len(),
+        |i| frames.surface[i].display(),
+        |d| {
+            let d = frames.display.get(d)?;
+            actual(d.actual()).map(|s| s.ts_ns)
+        },
+        |i| actual(frames.surface[i].actual()).map_or(i64::MIN, |s| s.token),
+    );
     let mut last_latch: FxHashMap<(i32, Option<LayerId>), i64> = FxHashMap::default();
     for i in order.into_iter().map(|i| i as usize) {
         let (Some(f), Some(out)) = (frames.surface.get(i), surface.get_mut(i)) else {
@@ -597,6 +596,72 @@ fn stable_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<u32> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
+/// The indexes `0..n` of SurfaceFrames in the order a stable sort by (latch, token) puts them, where a frame's
+/// latch is the start of its DisplayFrame (`display_of`, one of `0..displays`; `start_of` gives a DisplayFrame's
+/// start, `None` without its actual slice) or `i64::MIN` without one. DisplayFrames come in actual-slice order,
+/// whose starts never decrease: the frames then go into one bucket per distinct start in one pass, and only
+/// frames sharing a start are sorted, by token (a sort of every frame was the dearest step of classification).
+/// Starts that decrease fall back to [`stable_order`].
+fn latch_order(
+    n: usize,
+    displays: usize,
+    display_of: impl Fn(usize) -> Option<usize>,
+    start_of: impl Fn(usize) -> Option<i64>,
+    token_of: impl Fn(usize) -> i64,
+) -> Vec<u32> {
+    // Per DisplayFrame, its bucket: 1 + the place of its start among the distinct starts; 0 without a start,
+    // the bucket of the frames without a latch, which sort first.
+    let mut bucket_of_display: Vec<u32> = Vec::with_capacity(displays);
+    let (mut last, mut buckets) = (None::<i64>, 0u32);
+    for d in 0..displays {
+        let bucket = match start_of(d) {
+            None => 0,
+            Some(s) if last.is_some_and(|l| s < l) => {
+                return stable_order(n, |i| {
+                    let latch = display_of(i).and_then(&start_of);
+                    (latch.unwrap_or(i64::MIN), token_of(i))
+                });
+            }
+            Some(s) => {
+                if last != Some(s) {
+                    last = Some(s);
+                    buckets += 1;
+                }
+                buckets
+            }
+        };
+        bucket_of_display.push(bucket);
+    }
+    let bucket = |i: usize| {
+        display_of(i)
+            .and_then(|d| bucket_of_display.get(d))
+            .map_or(0, |&b| b as usize)
+    };
+    // A counting sort: each bucket's first place (`at`, advanced as frames are placed, ends at the bucket's end).
+    let mut at = vec![0u32; buckets as usize + 1];
+    for i in 0..n {
+        at[bucket(i)] += 1;
+    }
+    let mut places = 0;
+    for a in &mut at {
+        (*a, places) = (places, places + *a);
+    }
+    let mut order = vec![0u32; n];
+    for i in 0..n {
+        let place = &mut at[bucket(i)];
+        order[*place as usize] = i as u32;
+        *place += 1;
+    }
+    let mut start = 0;
+    for end in at.into_iter().map(|e| e as usize) {
+        if let Some(run @ [_, _, ..]) = order.get_mut(start..end) {
+            run.sort_unstable_by_key(|&i| (token_of(i as usize), i));
+        }
+        start = end;
+    }
+    order
+}
+
 /// Counts per frame kind; `slices` are the actual slices parallel to `derived`.
 fn summarize<'a>(
     derived: &[Derived],
@@ -643,5 +708,52 @@ mod tests {
             assert!(r.sentence().ends_with('.'), "{r:?}");
         }
         assert_eq!(Reason::from_code("nope"), None);
+    }
+
+    #[test]
+    fn latch_order_is_the_stable_sort_by_latch_then_token() {
+        // A small deterministic generator: starts never decreasing (ties, DisplayFrames without a start), frames
+        // with a DisplayFrame, none, or one out of range, tokens with repeats.
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..200 {
+            let displays = next(12) as usize;
+            let mut t = 0i64;
+            let starts: Vec<Option<i64>> = (0..displays)
+                .map(|_| {
+                    t += next(3) as i64;
+                    (next(5) > 0).then_some(t)
+                })
+                .collect();
+            let n = next(30) as usize;
+            let display: Vec<Option<usize>> = (0..n)
+                .map(|_| (next(6) > 0).then(|| next(displays as u64 + 2) as usize))
+                .collect();
+            let token: Vec<i64> = (0..n).map(|_| next(8) as i64).collect();
+            let start_of = |d: usize| starts.get(d).copied().flatten();
+            let want = stable_order(n, |i| {
+                let latch = display[i].and_then(start_of);
+                (latch.unwrap_or(i64::MIN), token[i])
+            });
+            let got = latch_order(n, displays, |i| display[i], start_of, |i| token[i]);
+            assert_eq!(
+                got, want,
+                "starts {starts:?} display {display:?} token {token:?}"
+            );
+            // Starts that decrease take the full sort, with the same result.
+            let reversed: Vec<Option<i64>> = starts.iter().rev().copied().collect();
+            let start_of = |d: usize| reversed.get(d).copied().flatten();
+            let want = stable_order(n, |i| {
+                let latch = display[i].and_then(start_of);
+                (latch.unwrap_or(i64::MIN), token[i])
+            });
+            let got = latch_order(n, displays, |i| display[i], start_of, |i| token[i]);
+            assert_eq!(got, want);
+        }
     }
 }
