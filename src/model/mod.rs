@@ -6,7 +6,7 @@ pub mod cluster;
 pub mod frame;
 pub mod jank;
 pub mod kept_names;
-mod order;
+pub(crate) mod order;
 pub mod sched;
 pub mod sections;
 mod shared;

@@ -185,32 +185,39 @@ fn run_order<T>(run: &[(i64, T)], keys: &mut Vec<u64>) {
     sort_keys(keys);
 }
 
-/// Moves an insertion sort may make per key before [`sort_keys`] hands the rest to the standard library's sort:
-/// about 8 instructions each (on the dense replica a run sorts in 86 per key against 118 for the standard sort), so
-/// that a run far out of order costs at most about twice the sort.
+/// Moves an insertion sort may make per item before [`sort_nearly_sorted_by_key`] hands the rest to the standard
+/// library's sort: about 8 instructions each (on the dense replica a run of keys sorts in 86 per key against 118
+/// for the standard sort), so that items far out of order cost at most about twice the sort.
 const SHIFTS_PER_KEY: usize = 16;
 
-/// Sorts `keys`: by insertion while the keys lie a few places from where they belong, as FrameTimeline events do
+/// Sorts `keys` ([`sort_nearly_sorted_by_key`]): FrameTimeline events arrive a few places from theirs
 /// (SurfaceFlinger writes a frame's start and end events as it learns of them: on the dense replica 39 % of events
-/// are older than the one before, and a run of [`RUN`] holds 8.6 inversions per event), else, once the moves exceed
-/// [`SHIFTS_PER_KEY`] per key, by the standard library's unstable sort. The keys are unique, so either gives the one
-/// sorted order.
+/// are older than the one before, and a run of [`RUN`] holds 8.6 inversions per event). The keys are unique, so
+/// the stable order is the one sorted order.
 fn sort_keys(keys: &mut [u64]) {
-    let mut budget = keys.len() * SHIFTS_PER_KEY;
-    for i in 1..keys.len() {
-        let key = keys[i];
+    sort_nearly_sorted_by_key(keys, |k| k);
+}
+
+/// Sorts `items` by `key`, stably: by insertion while the items lie a few places from where they belong, else,
+/// once the moves exceed [`SHIFTS_PER_KEY`] per item, by the standard library's stable sort (from the partly
+/// sorted state, which keeps equal keys in their first order). Items in order cost one comparison each.
+pub(crate) fn sort_nearly_sorted_by_key<T: Copy, K: Ord>(items: &mut [T], key: impl Fn(T) -> K) {
+    let mut budget = items.len() * SHIFTS_PER_KEY;
+    for i in 1..items.len() {
+        let item = items[i];
+        let k = key(item);
         let mut hole = i;
-        while hole > 0 && keys[hole - 1] > key {
+        while hole > 0 && key(items[hole - 1]) > k {
             if budget == 0 {
-                keys[hole] = key;
-                keys.sort_unstable();
+                items[hole] = item;
+                items.sort_by_key(|&x| key(x));
                 return;
             }
             budget -= 1;
-            keys[hole] = keys[hole - 1];
+            items[hole] = items[hole - 1];
             hole -= 1;
         }
-        keys[hole] = key;
+        items[hole] = item;
     }
 }
 
@@ -266,6 +273,23 @@ mod tests {
                 expected.sort_unstable();
                 sort_keys(&mut keys);
                 assert_eq!(keys, expected, "len {len}, reach {reach}");
+            }
+        }
+    }
+
+    #[test]
+    fn nearly_sorted_items_sort_stably_whether_nearly_sorted_or_not() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for len in [0, 1, 2, 100, 3000] {
+            // Keys repeat (a tenth as many as items), so stability shows; the largest reaches exhaust the budget.
+            for reach in [0, 1, 17, 300, len] {
+                let mut items: Vec<(u64, usize)> = (0..len)
+                    .map(|i| ((i as u64 + rng.random_range(0..=reach as u64)) / 10, i))
+                    .collect();
+                let mut expected = items.clone();
+                expected.sort_by_key(|&(k, _)| k);
+                sort_nearly_sorted_by_key(&mut items, |(k, _)| k);
+                assert_eq!(items, expected, "len {len}, reach {reach}");
             }
         }
     }
