@@ -8,6 +8,8 @@
 //! should reach back to, can be handed out early ([`TsOrder::drain_settled`]) so that the model pairs them while
 //! the decoder still reads; a record arriving older than one handed out is noticed ([`TsOrder::broken`]).
 
+use std::collections::VecDeque;
+
 /// Records sorted at a time.
 const RUN: usize = 8192;
 
@@ -26,11 +28,9 @@ const DRAIN_LAG: usize = 4 * RUN;
 /// Timestamped records, kept sorted by timestamp as they are pushed (ties in push order).
 #[derive(Debug)]
 pub struct TsOrder<T> {
-    /// The records merged so far, in order from `head`; once not `incremental`, the later ones follow in push
-    /// order (sorted only at the end).
-    items: Vec<(i64, T)>,
-    /// `items[..head]` were handed out by [`TsOrder::drain_settled`]: dead slots, removed now and then.
-    head: usize,
+    /// The records merged and not handed out yet, in order; once not `incremental`, the later ones follow in push
+    /// order (sorted only at the end). A ring: records handed out leave its front without moving the rest.
+    items: VecDeque<(i64, T)>,
     /// The run being gathered, in push order: sorted and merged into `items` once it holds [`RUN`] records, so
     /// that each record is written twice (here, then in place) rather than sorted where it lies.
     run: Vec<(i64, T)>,
@@ -49,8 +49,7 @@ pub struct TsOrder<T> {
 impl<T> Default for TsOrder<T> {
     fn default() -> Self {
         TsOrder {
-            items: Vec::new(),
-            head: 0,
+            items: VecDeque::new(),
             run: Vec::new(),
             pushed: 0,
             frontier: None,
@@ -81,7 +80,7 @@ impl<T: Copy> TsOrder<T> {
             self.broken = true;
         }
         if !self.incremental {
-            self.items.push((ts, item));
+            self.items.push_back((ts, item));
             return;
         }
         self.run.push((ts, item));
@@ -98,19 +97,13 @@ impl<T: Copy> TsOrder<T> {
             return;
         }
         let end = self.items.len().saturating_sub(DRAIN_LAG);
-        if end <= self.head {
-            return;
-        }
-        for &(ts, item) in &self.items[self.head..end] {
+        let mut last = None;
+        for (ts, item) in self.items.drain(..end) {
             take(ts, item);
+            last = Some(ts);
         }
-        self.frontier = Some(self.items[end - 1].0);
-        self.head = end;
-        // Dead slots are removed once they outnumber the live ones: each live record moves about once per
-        // record handed out.
-        if self.head >= self.items.len() - self.head {
-            self.items.drain(..self.head);
-            self.head = 0;
+        if last.is_some() {
+            self.frontier = last;
         }
     }
 
@@ -121,10 +114,10 @@ impl<T: Copy> TsOrder<T> {
             return;
         };
         // Merged records at `oldest` stay before the run's: they were pushed first.
-        let from = self.head + self.items[self.head..].partition_point(|(ts, _)| *ts <= oldest);
+        let from = self.items.partition_point(|(ts, _)| *ts <= oldest);
         if self.items.len() - from > MAX_OVERLAP {
             self.incremental = false;
-            self.items.append(&mut self.run);
+            self.items.extend(self.run.drain(..));
             return;
         }
         let older = self.items.split_off(from);
@@ -132,9 +125,9 @@ impl<T: Copy> TsOrder<T> {
         for &key in &self.keys {
             let record = self.run[place(key)];
             while let Some(o) = older.next_if(|(ts, _)| *ts <= record.0) {
-                self.items.push(o);
+                self.items.push_back(o);
             }
-            self.items.push(record);
+            self.items.push_back(record);
         }
         self.items.extend(older);
         self.run.clear();
@@ -146,14 +139,14 @@ impl<T: Copy> TsOrder<T> {
         if self.incremental {
             self.settle();
         }
-        self.items.drain(..self.head);
+        let mut items = Vec::from(self.items);
         if !self.incremental {
-            self.items.sort_by_key(|(ts, _)| *ts);
+            items.sort_by_key(|(ts, _)| *ts);
         }
         // Reversed, the order is a stack: popping it hands out ascending timestamps, ties in push order.
-        self.items.reverse();
-        self.items.shrink_to_fit();
-        Ascending(self.items)
+        items.reverse();
+        items.shrink_to_fit();
+        Ascending(items)
     }
 }
 
