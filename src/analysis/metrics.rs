@@ -13,7 +13,9 @@ use crate::model::{
 };
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Jank-type components that make a frame "missed" for the app (Perfetto `android_is_app_jank_type`).
 const APP_JANK: [&str; 2] = ["App Deadline Missed", "App Resynced Jitter"];
@@ -268,31 +270,65 @@ impl TokenCounts {
     }
 }
 
-/// Jank-type components × present types counted by distinct token over `order` (sorted by token), by component
-/// name.
-fn jank_type_counts(rows: &Rows<'_>, order: &[u32]) -> Vec<JankTypeCount> {
+/// Every process's slices (`groups`, each sorted by token) in token order, with their tokens: a k-way merge whose
+/// heap holds each process's next token, so that each slice's token is read once (a sort of all slices compared
+/// tokens read through their indexes, and was the longest step of the metric).
+fn merged_by_token<'r>(
+    rows: &'r Rows<'_>,
+    groups: &'r [(i32, Vec<u32>)],
+) -> impl Iterator<Item = (i64, u32)> + 'r {
+    let mut heads: BinaryHeap<Reverse<(i64, usize, usize)>> = groups
+        .iter()
+        .enumerate()
+        .filter_map(|(g, (_, order))| Some(Reverse((rows.token(*order.first()?), g, 0))))
+        .collect();
+    std::iter::from_fn(move || {
+        let mut head = heads.peek_mut()?;
+        let Reverse((token, g, at)) = *head;
+        let order = &groups[g].1;
+        match order.get(at + 1) {
+            Some(&next) => *head = Reverse((rows.token(next), g, at + 1)),
+            None => drop(PeekMut::pop(head)),
+        }
+        Some((token, order[at]))
+    })
+}
+
+/// Jank-type components × present types counted by distinct token over `ordered` (slice indexes with their
+/// tokens, in token order), by component name.
+fn jank_type_counts(
+    rows: &Rows<'_>,
+    ordered: impl Iterator<Item = (i64, u32)>,
+) -> Vec<JankTypeCount> {
     // counts[component][column]: column 0 counts any present type, 1 + i the i-th `PresentType` (in declaration
     // order, the order of the metric's columns).
     let mut counts = [[0u64; 7]; COMPONENT_NAMES.len()];
-    for group in rows.tokens(order) {
-        // The token's components per column, as sets of component indexes.
-        let mut seen = [0u32; 7];
-        for r in group.iter().map(|&i| rows.row(i)) {
-            let set = r.components;
-            seen[0] |= set;
-            if let Some(column) = seen.get_mut(r.slice.present_type() as usize + 1) {
-                *column |= set;
-            }
-        }
-        for (column, mut set) in seen.into_iter().enumerate() {
-            while set != 0 {
+    // The current token's components per column, as sets of component indexes, counted once its rows are seen.
+    let mut seen = [0u32; 7];
+    let mut count = |seen: &mut [u32; 7]| {
+        for (column, set) in seen.iter_mut().enumerate() {
+            while *set != 0 {
                 if let Some(n) = counts.get_mut(set.trailing_zeros() as usize) {
                     n[column] += 1;
                 }
-                set &= set - 1;
+                *set &= *set - 1;
             }
         }
+    };
+    let mut current = None;
+    for (token, i) in ordered {
+        if current != Some(token) {
+            count(&mut seen);
+            current = Some(token);
+        }
+        let r = rows.row(i);
+        let set = r.components;
+        seen[0] |= set;
+        if let Some(column) = seen.get_mut(r.slice.present_type() as usize + 1) {
+            *column |= set;
+        }
     }
+    count(&mut seen);
     let mut found: Vec<(&str, [u64; 7])> = COMPONENT_NAMES
         .into_iter()
         .zip(counts)
@@ -369,18 +405,16 @@ pub fn frame_timeline_metric(
                 frame_dur_ms_p90: ms(90.0),
                 frame_dur_ms_p95: ms(95.0),
                 frame_dur_ms_p99: ms(99.0),
-                jank_types: jank_type_counts(&rows, order),
+                jank_types: jank_type_counts(&rows, order.iter().map(|&i| (rows.token(i), i))),
             }
         })
         .collect();
-    // All processes' slices by token: the processes' runs merged.
-    let mut all: Vec<u32> = groups.into_iter().flat_map(|(_, order)| order).collect();
-    all.sort_by_key(|&i| rows.token(i));
     let totals = MetricTotals {
         total_frames: processes.iter().map(|p| p.total_frames).sum(),
         missed_app_frames: processes.iter().map(|p| p.missed_app_frames).sum(),
         dropped_frames: processes.iter().map(|p| p.dropped_frames).sum(),
-        jank_types: jank_type_counts(&rows, &all),
+        // All processes' slices by token.
+        jank_types: jank_type_counts(&rows, merged_by_token(&rows, &groups)),
     };
     (processes, totals)
 }
@@ -724,6 +758,39 @@ impl FrameTimes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn processes_merge_in_token_order_with_each_slice_once() {
+        use crate::decode::{FrameLabels, SliceKind};
+        // Three processes (one without slices), tokens repeating within and across them.
+        let (pids, tokens) = ([3, 1, 3, 2, 1, 3, 2, 1], [5, 2, 1, 2, 2, 9, 7, 4]);
+        let actual: Vec<Slice> = pids
+            .into_iter()
+            .zip(tokens)
+            .map(|(pid, token)| Slice {
+                kind: SliceKind::ActualSurfaceFrame,
+                ts_ns: 0,
+                dur_ns: 1,
+                pid,
+                token,
+                display_frame_token: 0,
+                layer: None,
+                labels: FrameLabels::default(),
+            })
+            .collect();
+        let rows = Rows { actual: &actual };
+        let mut groups = rows.by_process();
+        groups.push((4, Vec::new()));
+        let merged: Vec<(i64, u32)> = merged_by_token(&rows, &groups).collect();
+        let mut want: Vec<(i64, u32)> = (0..actual.len() as u32)
+            .map(|i| (rows.token(i), i))
+            .collect();
+        want.sort_unstable();
+        let mut got = merged.clone();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        assert!(merged.windows(2).all(|w| w[0].0 <= w[1].0), "{merged:?}");
+    }
 
     #[test]
     fn tags_and_stages_sit_at_their_discriminants() {
