@@ -380,14 +380,19 @@ fn analyze_rows(
         compression,
         windows,
     } = trace;
-    let first_ts_ns = crate::model::window::origin_ns(&timeline);
-    let last_ts_ns = timeline
-        .expected
-        .iter()
-        .chain(&timeline.actual)
-        .map(|s| s.end_ns().unwrap_or(s.ts_ns))
-        .max()
-        .unwrap_or(0);
+    // Two passes over every slice, one per core.
+    let (first_ts_ns, last_ts_ns) = rayon::join(
+        || crate::model::window::origin_ns(&timeline),
+        || {
+            timeline
+                .expected
+                .iter()
+                .chain(&timeline.actual)
+                .map(|s| s.end_ns().unwrap_or(s.ts_ns))
+                .max()
+                .unwrap_or(0)
+        },
+    );
     // Two steps, each with a second core: first the vsync model beside the app sections' work, Macrobenchmark's
     // numbers and the links (all read the slices); then Perfetto's metric beside the labels. What each thread
     // allocates lives on in its own heap, and all is done before the per-frame rows, so that their working sets are

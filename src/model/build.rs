@@ -242,8 +242,13 @@ impl TimelineBuilder {
         } = self.pairing;
         expected.shrink_to_fit();
         actual.shrink_to_fit();
-        let (owned, unterminated) = census(&expected, &actual);
-        stats.unterminated_slices = unterminated;
+        // The expected and the actual slices on two cores (rayon: the global pool, or `batch`'s in a batch job).
+        let ((mut owned, unterminated), (owned_actual, unterminated_actual)) =
+            rayon::join(|| census(&expected), || census(&actual));
+        for (key, n) in owned_actual {
+            *owned.entry(key).or_default() += n;
+        }
+        stats.unterminated_slices = unterminated + unterminated_actual;
         let processes = identify_processes(owned, &self.layer_names, &self.names);
         let (app, sched) = app();
         Timeline {
@@ -416,12 +421,12 @@ impl Pairing {
 /// Slices per (pid, layer, DisplayFrame or not).
 type Owned = FxHashMap<(i32, Option<LayerId>, bool), usize>;
 
-/// One pass over the slices (a FrameTimeline-dense trace holds hundreds of thousands): how many each (pid,
-/// layer, DisplayFrame or not) owns, and how many never ended.
-fn census(expected: &[Slice], actual: &[Slice]) -> (Owned, u64) {
+/// One pass over slices (a FrameTimeline-dense trace holds hundreds of thousands): how many each (pid, layer,
+/// DisplayFrame or not) owns, and how many never ended.
+fn census(slices: &[Slice]) -> (Owned, u64) {
     let mut owned = Owned::default();
     let mut unterminated = 0;
-    for s in expected.iter().chain(actual) {
+    for s in slices {
         *owned
             .entry((s.pid, s.layer, s.kind.is_display()))
             .or_default() += 1;

@@ -56,15 +56,18 @@ impl SfRules {
     /// build fingerprint, else traced `jank_severity_type` (A14 QPR2+), else the MONOTONIC FrameTimeline clock
     /// (A12; BOOTTIME since A13 `57f8e18f06`), else A13. `clock_ids` are the FrameTimeline packets' clocks.
     pub fn detect(timeline: &Timeline, clock_ids: &BTreeSet<u32>) -> (SfRules, String) {
-        let severity_traced = timeline
-            .actual
-            .iter()
-            .any(|s| s.labels.jank_severity_type.get().is_some());
+        // A pass over the actual slices, made only where the SDK level or fingerprint does not settle it.
+        let severity_traced = || {
+            timeline
+                .actual
+                .iter()
+                .any(|s| s.labels.jank_severity_type.get().is_some())
+        };
         let info = timeline.system_info.as_ref();
         let by_release = |release: u64| match release {
             0..=12 => SfRules::A12,
             13 => SfRules::A13,
-            14 if severity_traced => SfRules::A14Qpr2,
+            14 if severity_traced() => SfRules::A14Qpr2,
             14 => SfRules::A14,
             15 => SfRules::A15,
             _ => SfRules::A16,
@@ -90,7 +93,7 @@ impl SfRules {
                 format!("fingerprint release {release}"),
             );
         }
-        if severity_traced {
+        if severity_traced() {
             (
                 SfRules::A14Qpr2,
                 "inferred: jank_severity_type traced (A14 QPR2+)".into(),
