@@ -552,7 +552,7 @@ fn recycled<'b>(mut items: Vec<FtraceItem<'_>>) -> Vec<FtraceItem<'b>> {
 
 /// Where the body of the `Trace.packet` at the start of `buf` lies in it, `from..to`; `None` when the packet is
 /// not whole in `buf` or its framing is bad.
-#[inline]
+#[inline(always)]
 fn whole_packet(buf: &[u8]) -> Option<(usize, usize)> {
     let mut head = Bytes::new(buf);
     let len = usize::try_from(read_packet_header(&mut head).ok()?).ok()?;
@@ -622,6 +622,7 @@ fn read_fields<'a>(
 }
 
 /// The value of length-delimited `field` (its key just read), which must end within the packet.
+#[inline(always)]
 fn len_field<'a>(wire: &mut Bytes<'a>, field: u32, wire_type: u8) -> Result<&'a [u8], WireError> {
     if wire_type != LEN {
         return Err(WireError::Malformed(format!(
