@@ -161,9 +161,11 @@ const DAY_WINDOWS: i128 = 86_400;
 /// See [`DAY_WINDOWS`].
 const WINDOWS_PER_PRESENT: i128 = 60;
 
-/// The one-second window of `t` from `t0`: `(t − t0) / 1 s`, in i128 so that no pair of i64 times overflows.
+/// The one-second window of `t` from `t0`: `(t − t0) / 1 s`, none before `t0`. The difference is a `u64`, exact
+/// for any pair of i64 times (a 128-bit division per present was most of the per-second series' time).
 fn window_of(t0: i64, t: i64) -> Option<usize> {
-    usize::try_from((i128::from(t) - i128::from(t0)).div_euclid(i128::from(SECOND_NS))).ok()
+    let since = (t >= t0).then(|| t.abs_diff(t0))?;
+    usize::try_from(since / SECOND_NS.unsigned_abs()).ok()
 }
 
 /// One-second windows `[t0 + k s, t0 + (k+1) s)` from the first present `t0`, the last partial window left out
@@ -597,6 +599,27 @@ mod tests {
             0
         );
         assert_eq!(perfdog_janks(&[]).count(), 0);
+    }
+
+    #[test]
+    fn windows_are_the_euclidean_quotient_of_any_two_times() {
+        let times = [
+            i64::MIN,
+            -SECOND_NS - 1,
+            -1,
+            0,
+            1,
+            SECOND_NS - 1,
+            SECOND_NS,
+            7 * SECOND_NS + 3,
+            i64::MAX,
+        ];
+        for t0 in times {
+            for t in times {
+                let exact = (i128::from(t) - i128::from(t0)).div_euclid(i128::from(SECOND_NS));
+                assert_eq!(window_of(t0, t), usize::try_from(exact).ok(), "{t0} {t}");
+            }
+        }
     }
 
     #[test]
