@@ -6,7 +6,7 @@
 //! (google/perfetto @ ec5d16b1).
 
 use super::event::{EnumCode, FrameLabels, FrameStart, FrameTimelineEvent, JankValues, SliceKind};
-use super::plain::{fixed32, key, len_value, skip, text, varint};
+use super::plain::{fixed32, key, len_value, skip, varint};
 use super::proto;
 use super::wire::{Bytes, FIXED32, LEN, VARINT};
 use prost::Message;
@@ -73,8 +73,8 @@ const ACTUAL_SURFACE: &[Slot] = &[
 
 /// The layer names met so far, one shared copy each: a SurfaceFrame event takes a reference to its layer's name,
 /// not an allocation of its own (a FrameTimeline-dense trace names a few dozen layers in millions of events).
-/// The last name given is compared first: consecutive events mostly name the same layer, and comparing a name
-/// costs less than hashing it.
+/// The last name given is compared first, as bytes: consecutive events mostly name the same layer, and comparing a
+/// name costs less than hashing it or checking that it is UTF-8 (the last name is).
 #[derive(Debug, Default)]
 pub(super) struct LayerNames {
     names: rustc_hash::FxHashSet<Arc<str>>,
@@ -82,11 +82,12 @@ pub(super) struct LayerNames {
 }
 
 impl LayerNames {
-    /// The shared copy of `name`.
-    fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(last) = self.last.as_ref().filter(|last| ***last == *name) {
-            return last.clone();
+    /// The shared copy of the name whose UTF-8 bytes are `name`; `None` when they are not UTF-8.
+    fn get(&mut self, name: &[u8]) -> Option<Arc<str>> {
+        if let Some(last) = self.last.as_ref().filter(|last| last.as_bytes() == name) {
+            return Some(last.clone());
         }
+        let name = std::str::from_utf8(name).ok()?;
         let shared = match self.names.get(name) {
             Some(shared) => shared.clone(),
             None => {
@@ -96,7 +97,7 @@ impl LayerNames {
             }
         };
         self.last = Some(shared.clone());
-        shared
+        Some(shared)
     }
 }
 
@@ -192,7 +193,7 @@ fn start(
             (Token, VARINT) => s.token = Some(varint(&mut wire)? as i64),
             (DisplayFrameToken, VARINT) => s.display_frame_token = Some(varint(&mut wire)? as i64),
             (Pid, VARINT) => s.pid = Some(varint(&mut wire)? as i32),
-            (LayerName, LEN) => s.layer_name = Some(names.get(text(&mut wire)?)),
+            (LayerName, LEN) => s.layer_name = Some(names.get(len_value(&mut wire)?)?),
             (PresentType, VARINT) => present_type = Some(varint(&mut wire)? as i32),
             (PredictionType, VARINT) => prediction_type = Some(varint(&mut wire)? as i32),
             (JankSeverityType, VARINT) => jank_severity_type = Some(varint(&mut wire)? as i32),
@@ -234,7 +235,7 @@ fn from_prost(ev: proto::FrameTimelineEvent, names: &mut LayerNames) -> FrameTim
                 token,
                 display_frame_token,
                 pid,
-                layer_name: layer_name.map(|n| names.get(&n)),
+                layer_name: layer_name.and_then(|n| names.get(n.as_bytes())),
                 labels,
             })
         };

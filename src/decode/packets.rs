@@ -12,7 +12,7 @@ use super::frame_timeline;
 use super::ftrace::{self, FtraceItem};
 use super::proto;
 use super::staged::Batch;
-use super::wire::{Bytes, Framing, WireError, WireReader, LEN, VARINT};
+use super::wire::{key_of, split_key, Bytes, Framing, WireError, WireReader, LEN, VARINT};
 use super::{DecodeError, DecodeSummary};
 use flate2::bufread::ZlibDecoder;
 use prost::Message;
@@ -36,6 +36,19 @@ const F_PACKET_DEFAULTS: u32 = 59;
 const F_FRAME_TIMELINE_EVENT: u32 = 76;
 const F_TRACK_EVENT: u32 = 11;
 const F_TRACK_DESCRIPTOR: u32 = 60;
+/// The length-delimited fields ftl reads: any other wire type on them makes the packet malformed.
+const LEN_FIELDS: [u32; 10] = [
+    F_FTRACE_EVENTS,
+    F_PROCESS_TREE,
+    F_CLOCK_SNAPSHOT,
+    F_SYSTEM_INFO,
+    F_CPU_INFO,
+    F_COMPRESSED_PACKETS,
+    F_PACKET_DEFAULTS,
+    F_FRAME_TIMELINE_EVENT,
+    F_TRACK_EVENT,
+    F_TRACK_DESCRIPTOR,
+];
 
 /// The fields of one TracePacket that ftl keeps (`None` = absent), borrowed from the packet's bytes. Unneeded
 /// fields are skipped, and `ftrace_events` (most of a trace's bytes) is walked as it is read ([`read_fields`]).
@@ -554,6 +567,22 @@ fn recycled<'b>(mut items: Vec<FtraceItem<'_>>) -> Vec<FtraceItem<'b>> {
 /// not whole in `buf` or its framing is bad.
 #[inline(always)]
 fn whole_packet(buf: &[u8]) -> Option<(usize, usize)> {
+    // Most packets are shorter than 16 KiB: their key (field 1, length-delimited) and length take 2 or 3 bytes.
+    if let Some(&[0x0a, low, high]) = buf.first_chunk::<3>() {
+        let (from, len) = if low < 0x80 {
+            (2, usize::from(low))
+        } else if high < 0x80 {
+            (3, usize::from(low & 0x7f) | usize::from(high) << 7)
+        } else {
+            return whole_packet_framed(buf);
+        };
+        return (from + len <= buf.len()).then_some((from, from + len));
+    }
+    whole_packet_framed(buf)
+}
+
+/// [`whole_packet`] for any framing: a longer length, a bad key, or fewer than 3 bytes.
+fn whole_packet_framed(buf: &[u8]) -> Option<(usize, usize)> {
     let mut head = Bytes::new(buf);
     let len = usize::try_from(read_packet_header(&mut head).ok()?).ok()?;
     let to = head.pos.checked_add(len)?;
@@ -579,57 +608,63 @@ fn read_packet_header(wire: &mut impl Framing) -> Result<u64, WireError> {
 }
 
 /// Reads the fields of one packet, keeping only the ones ftl needs; `ftrace` is given each `ftrace_events`
-/// bundle as it is read. Errors: a field that overruns the packet or has the wrong wire type (malformed).
+/// bundle as it is read. Each key is matched as read, kept fields with their wire type in one comparison; other
+/// keys are checked and their values skipped. Errors: a field that overruns the packet, a bad field number, or a
+/// kept length-delimited field with another wire type (malformed).
 fn read_fields<'a>(
     packet: &'a [u8],
     ftrace: &mut dyn FnMut(&[u8]),
 ) -> Result<PacketFields<'a>, WireError> {
+    const fn len(field: u32) -> u64 {
+        key_of(field, LEN)
+    }
+    const fn varint(field: u32) -> u64 {
+        key_of(field, VARINT)
+    }
     let mut f = PacketFields::default();
     let mut wire = Bytes::new(packet);
     while !wire.at_eof() {
-        let (field, wire_type) = wire.key()?;
-        let slot = match field {
-            F_FTRACE_EVENTS => {
-                ftrace(len_field(&mut wire, field, wire_type)?);
+        let key = wire.varint()?;
+        let slot = match key {
+            k if k == varint(F_TIMESTAMP) => {
+                f.timestamp = Some(wire.varint()?);
                 continue;
             }
-            F_TRACK_EVENT => &mut f.track_event,
-            F_TRACK_DESCRIPTOR => &mut f.track_descriptor,
-            F_FRAME_TIMELINE_EVENT => &mut f.frame_timeline,
-            F_PROCESS_TREE => &mut f.process_tree,
-            F_CLOCK_SNAPSHOT => &mut f.clock_snapshot,
-            F_SYSTEM_INFO => &mut f.system_info,
-            F_CPU_INFO => &mut f.cpu_info,
-            F_COMPRESSED_PACKETS => &mut f.compressed,
-            F_PACKET_DEFAULTS => &mut f.defaults,
-            F_TIMESTAMP | F_TIMESTAMP_CLOCK_ID | F_SEQUENCE_ID if wire_type == VARINT => {
-                let v = wire.varint()?;
-                match field {
-                    F_TIMESTAMP => f.timestamp = Some(v),
-                    F_TIMESTAMP_CLOCK_ID => f.clock_id = u32::try_from(v).ok(),
-                    _ => f.sequence_id = u32::try_from(v).ok(),
-                }
+            k if k == varint(F_TIMESTAMP_CLOCK_ID) => {
+                f.clock_id = u32::try_from(wire.varint()?).ok();
                 continue;
             }
+            k if k == varint(F_SEQUENCE_ID) => {
+                f.sequence_id = u32::try_from(wire.varint()?).ok();
+                continue;
+            }
+            k if k == len(F_FTRACE_EVENTS) => {
+                ftrace(wire.bytes()?);
+                continue;
+            }
+            k if k == len(F_FRAME_TIMELINE_EVENT) => &mut f.frame_timeline,
+            k if k == len(F_TRACK_EVENT) => &mut f.track_event,
+            k if k == len(F_TRACK_DESCRIPTOR) => &mut f.track_descriptor,
+            k if k == len(F_PROCESS_TREE) => &mut f.process_tree,
+            k if k == len(F_CLOCK_SNAPSHOT) => &mut f.clock_snapshot,
+            k if k == len(F_SYSTEM_INFO) => &mut f.system_info,
+            k if k == len(F_CPU_INFO) => &mut f.cpu_info,
+            k if k == len(F_COMPRESSED_PACKETS) => &mut f.compressed,
+            k if k == len(F_PACKET_DEFAULTS) => &mut f.defaults,
             _ => {
+                let (field, wire_type) = split_key(key)?;
+                if LEN_FIELDS.contains(&field) {
+                    return Err(WireError::Malformed(format!(
+                        "field {field} has wire type {wire_type}"
+                    )));
+                }
                 wire.skip_value(wire_type)?;
                 continue;
             }
         };
-        *slot = Some(len_field(&mut wire, field, wire_type)?);
+        *slot = Some(wire.bytes()?);
     }
     Ok(f)
-}
-
-/// The value of length-delimited `field` (its key just read), which must end within the packet.
-#[inline(always)]
-fn len_field<'a>(wire: &mut Bytes<'a>, field: u32, wire_type: u8) -> Result<&'a [u8], WireError> {
-    if wire_type != LEN {
-        return Err(WireError::Malformed(format!(
-            "field {field} has wire type {wire_type}"
-        )));
-    }
-    wire.bytes()
 }
 
 fn describe(e: WireError) -> String {
@@ -684,6 +719,52 @@ mod tests {
         // Not a packet (field 2), a length cut short.
         assert_eq!(whole_packet(&[0x12, 0x00]), None);
         assert_eq!(whole_packet(&[0x0a, 0x81]), None);
+    }
+
+    #[test]
+    fn fields_are_kept_skipped_or_refused_by_key() {
+        use prost::encoding::{encode_key, encode_varint, WireType};
+        let varint = |out: &mut Vec<u8>, field: u32, v: u64| {
+            encode_key(field, WireType::Varint, out);
+            encode_varint(v, out);
+        };
+        let bytes = |out: &mut Vec<u8>, field: u32, v: &[u8]| {
+            encode_key(field, WireType::LengthDelimited, out);
+            encode_varint(v.len() as u64, out);
+            out.extend_from_slice(v);
+        };
+        let mut p = Vec::new();
+        varint(&mut p, F_TIMESTAMP_CLOCK_ID, 6);
+        varint(&mut p, F_TIMESTAMP, 1 << 40);
+        bytes(&mut p, F_FRAME_TIMELINE_EVENT, b"ft");
+        varint(&mut p, 3, 1000); // trusted_uid: skipped
+        varint(&mut p, F_SEQUENCE_ID, 7);
+        bytes(&mut p, 999, b"unknown"); // skipped
+        bytes(&mut p, F_TIMESTAMP, b"x"); // a varint field with another wire type: skipped, as prost would not
+        bytes(&mut p, F_COMPRESSED_PACKETS, b"z");
+        let mut bundles = Vec::new();
+        bytes(&mut p, F_FTRACE_EVENTS, b"bundle");
+        let f = read_fields(&p, &mut |b| bundles.push(b.to_vec())).unwrap();
+        assert_eq!(f.timestamp, Some(1 << 40));
+        assert_eq!((f.clock_id, f.sequence_id), (Some(6), Some(7)));
+        assert_eq!(f.frame_timeline, Some(&b"ft"[..]));
+        assert_eq!(f.compressed, Some(&b"z"[..]));
+        assert_eq!(bundles, [b"bundle".to_vec()]);
+        assert!(f.track_event.is_none() && f.process_tree.is_none());
+
+        // A kept length-delimited field as a varint, field number 0, a value overrunning the packet: malformed.
+        for bad in [
+            {
+                let mut p = Vec::new();
+                varint(&mut p, F_FRAME_TIMELINE_EVENT, 1);
+                p
+            },
+            vec![0x00, 0x01],
+            vec![0xe2, 0x04, 0x09, 0x01],
+        ] {
+            let got = read_fields(&bad, &mut |_| {});
+            assert!(matches!(got, Err(WireError::Malformed(_))), "{bad:?}");
+        }
     }
 
     #[test]

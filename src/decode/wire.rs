@@ -154,6 +154,23 @@ impl<R: BufRead> WireReader<R> {
     }
 }
 
+/// A field key's varint as `(field number, wire type)`. Errors: field number 0 or past 2²⁹ − 1 (malformed).
+#[inline(always)]
+pub fn split_key(key: u64) -> Result<(u32, u8), WireError> {
+    let field = key >> 3;
+    if field == 0 || field > u64::from(u32::MAX >> 3) {
+        return Err(WireError::Malformed(format!(
+            "invalid field number {field}"
+        )));
+    }
+    Ok((field as u32, (key & 7) as u8))
+}
+
+/// The varint of the key of `field` with `wire_type`, for matching keys as read.
+pub const fn key_of(field: u32, wire_type: u8) -> u64 {
+    (field as u64) << 3 | wire_type as u64
+}
+
 /// The framing reads both readers share: the two they implement their own way (a varint, a skip) and the two
 /// built on them (a field key, skipping a field's value).
 pub trait Framing {
@@ -166,14 +183,7 @@ pub trait Framing {
     /// Reads a field key as `(field number, wire type)`.
     #[inline(always)]
     fn key(&mut self) -> Result<(u32, u8), WireError> {
-        let key = self.varint()?;
-        let field = key >> 3;
-        if field == 0 || field > u64::from(u32::MAX >> 3) {
-            return Err(WireError::Malformed(format!(
-                "invalid field number {field}"
-            )));
-        }
-        Ok((field as u32, (key & 7) as u8))
+        split_key(self.varint()?)
     }
 
     /// Skips the value of a field of `wire_type` whose key was just read.
