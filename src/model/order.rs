@@ -122,13 +122,19 @@ impl<T: Copy> TsOrder<T> {
         }
         let older = self.items.split_off(from);
         let mut older = older.into_iter().peekable();
-        for &key in &self.keys {
+        let mut keys = self.keys.iter();
+        // Interleaved while merged records newer than the run's next remain (a few); then one of the two is
+        // empty and the other follows whole.
+        while older.peek().is_some() {
+            let Some(&key) = keys.next() else { break };
             let record = self.run[place(key)];
             while let Some(o) = older.next_if(|(ts, _)| *ts <= record.0) {
                 self.items.push_back(o);
             }
             self.items.push_back(record);
         }
+        let run = &self.run;
+        self.items.extend(keys.map(|&key| run[place(key)]));
         self.items.extend(older);
         self.run.clear();
     }
