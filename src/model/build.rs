@@ -55,6 +55,9 @@ pub struct TimelineBuilder {
     pairing: Pairing,
     labels: LabelSlots,
     layer_ids: FxHashMap<String, LayerId>,
+    /// The layer interned last: consecutive SurfaceFrame events mostly name the same layer, and comparing a name
+    /// costs less than hashing it.
+    last_layer: Option<(std::sync::Arc<str>, LayerId)>,
     layer_names: Vec<String>,
     names: FxHashMap<i32, (String, Option<i32>)>,
     system_info: Option<SystemInfo>,
@@ -183,7 +186,7 @@ impl TimelineBuilder {
         } else {
             s.display_frame_token?
         };
-        let layer = s.layer_name.map(|name| self.intern(&name));
+        let layer = s.layer_name.map(|name| self.intern(name));
         let (cookie, token, pid) = (s.cookie?, s.token?, s.pid?);
         // Expected slices carry no labels: only actual ones take a slot.
         let labels = if s.kind.is_expected() {
@@ -202,13 +205,22 @@ impl TimelineBuilder {
         })
     }
 
-    fn intern(&mut self, name: &str) -> LayerId {
-        if let Some(id) = self.layer_ids.get(name) {
-            return *id;
+    fn intern(&mut self, name: std::sync::Arc<str>) -> LayerId {
+        if let Some((last, id)) = &self.last_layer {
+            if **last == *name {
+                return *id;
+            }
         }
-        let id = LayerId::MIN.saturating_add(self.layer_names.len() as u32);
-        self.layer_names.push(name.to_string());
-        self.layer_ids.insert(name.to_string(), id);
+        let id = match self.layer_ids.get(&*name) {
+            Some(id) => *id,
+            None => {
+                let id = LayerId::MIN.saturating_add(self.layer_names.len() as u32);
+                self.layer_names.push(name.to_string());
+                self.layer_ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.last_layer = Some((name, id));
         id
     }
 
