@@ -740,7 +740,7 @@ mod tests {
         varint(&mut p, 3, 1000); // trusted_uid: skipped
         varint(&mut p, F_SEQUENCE_ID, 7);
         bytes(&mut p, 999, b"unknown"); // skipped
-        bytes(&mut p, F_TIMESTAMP, b"x"); // a varint field with another wire type: skipped, as prost would not
+        bytes(&mut p, F_TIMESTAMP, b"x"); // a varint field written length-delimited: skipped, value unread
         bytes(&mut p, F_COMPRESSED_PACKETS, b"z");
         let mut bundles = Vec::new();
         bytes(&mut p, F_FTRACE_EVENTS, b"bundle");
